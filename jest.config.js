@@ -1,0 +1,15 @@
+/** Tests run against real PostgreSQL (a fresh database per run) and real Redis. */
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
+  moduleNameMapper: {
+    '^@relay/shared$': '<rootDir>/libs/shared/src',
+    '^@relay/casino-sandbox$': '<rootDir>/tools/casino-sandbox/src',
+  },
+  testMatch: ['<rootDir>/{libs,services,tools}/*/src/**/*.test.ts', '<rootDir>/{libs,services,tools}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/**
+ * Development defaults for secrets. They make a local run work out of the box and are refused
+ * when NODE_ENV=production (CONTRACTS 1).
+ */
+export const DEV_SECRETS = {
+  ADMIN_TOKEN: 'dev-admin-token',
+  INTERNAL_AUTH_SECRET: 'dev-internal-auth-secret-not-for-production',
+  DATA_ENCRYPTION_KEY: 'dev-data-encryption-key-not-for-production',
+} as const;
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/relay'),
+    DATABASE_READ_URL: z.string().url().optional(),
+    DATABASE_POOL_MAX: positiveInt(20),
+    REDIS_URL: z.string().default('redis://127.0.0.1:6379/0'),
+    REDIS_KEY_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('relay'),
+    SERVICE_HOST: z.string().default('127.0.0.1'),
+    GATEWAY_PORT: port(8080),
+    LAUNCHER_PORT: port(8081),
+    WALLET_PORT: port(8082),
+    REPORTING_PORT: port(8083),
+    NOTIFIER_PORT: port(8084),
+    ADMIN_PORT: port(8085),
+    LAUNCHER_URL: z.string().url().optional(),
+    WALLET_URL: z.string().url().optional(),
+    REPORTING_URL: z.string().url().optional(),
+    NOTIFIER_URL: z.string().url().optional(),
+    ADMIN_URL: z.string().url().optional(),
+    PUBLIC_BASE_URL: z.string().url().optional(),
+    ADMIN_TOKEN: z.string().min(16).default(DEV_SECRETS.ADMIN_TOKEN),
+    INTERNAL_AUTH_SECRET: z.string().min(32).default(DEV_SECRETS.INTERNAL_AUTH_SECRET),
+    DATA_ENCRYPTION_KEY: z.string().min(32).default(DEV_SECRETS.DATA_ENCRYPTION_KEY),
+    SESSION_TTL_SECONDS: positiveInt(86400),
+    SESSION_ARCHIVE_DAYS: positiveInt(60),
+    IN_FLIGHT_WINDOW_SECONDS: positiveInt(60),
+    CASINO_TIMEOUT_MS: positiveInt(10000),
+    RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(5000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SHUTDOWN_TIMEOUT_MS: positiveInt(15000),
+    NOTIFIER_WORKER_CONCURRENCY: positiveInt(50),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    for (const [name, value] of Object.entries(DEV_SECRETS)) {
+      if (env[name as keyof typeof DEV_SECRETS] === value) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} must be set in production` });
+      }
+    }
+  });
+
+export type RawConfig = z.infer<typeof configSchema>;
+
+export interface Config extends RawConfig {
+  databaseReadUrl: string;
+  serviceUrls: Record<ServiceName, string>;
+}
+
+export type ServiceName = 'gateway' | 'launcher' | 'wallet' | 'reporting' | 'notifier' | 'admin';
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once at start; a bad value fails fast with every problem named. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const raw = parsed.data;
+  const local = (p: number) => `http://${raw.SERVICE_HOST}:${p}`;
+  return {
+    ...raw,
+    databaseReadUrl: raw.DATABASE_READ_URL ?? raw.DATABASE_URL,
+    serviceUrls: {
+      gateway: raw.PUBLIC_BASE_URL ?? local(raw.GATEWAY_PORT),
+      launcher: raw.LAUNCHER_URL ?? local(raw.LAUNCHER_PORT),
+      wallet: raw.WALLET_URL ?? local(raw.WALLET_PORT),
+      reporting: raw.REPORTING_URL ?? local(raw.REPORTING_PORT),
+      notifier: raw.NOTIFIER_URL ?? local(raw.NOTIFIER_PORT),
+      admin: raw.ADMIN_URL ?? local(raw.ADMIN_PORT),
+    },
+  };
+}

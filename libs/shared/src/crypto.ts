@@ -1,0 +1,48 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Secrets at rest (casino wallet secrets, launch keys, players' wallet tokens) are sealed with
+ * AES-256-GCM under a key derived from DATA_ENCRYPTION_KEY. The format is versioned so the key can
+ * be rotated later: v1.<iv>.<tag>.<ciphertext>, base64url parts.
+ */
+export class SecretBox {
+  private readonly key: Buffer;
+
+  constructor(dataEncryptionKey: string) {
+    this.key = createHash('sha256').update(`relay-data-key:${dataEncryptionKey}`).digest();
+  }
+
+  seal(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split('.');
+    if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown sealed secret format');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+/** Provider tokens are 256-bit random values, so a plain SHA-256 is a sufficient one-way hash. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+export function randomSecret(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function newId(): string {
+  return randomUUID();
+}

@@ -1,0 +1,72 @@
+/**
+ * The one error model of the platform: every expected failure is an AppError carrying a code of
+ * the specification (or CONTRACTS) and the HTTP status that code always has.
+ */
+export const ERROR_STATUS = {
+  'Bad Request': 400,
+  SESSION_GAME_MISMATCH: 400,
+  SESSION_CURRENCY_MISMATCH: 400,
+  FUND_WITHDRAW_FAILED: 400,
+  INVALID_PUBLIC_KEY: 400,
+  INVALID_GAME_CONFIG: 400,
+  INVALID_LAUNCH_TOKEN: 401,
+  AUTHENTICATION_FAILED: 403,
+  GROUP_NOT_ACTIVE: 403,
+  SESSION_EXPIRED: 403,
+  GAME_NOT_OWNED_BY_GROUP: 403,
+  GAME_NOT_ACTIVE: 403,
+  PROVIDER_NOT_ACTIVE: 403,
+  AUTHENTICATION_TOKEN_EXPIRED: 403,
+  NOT_FOUND: 404,
+  GAME_NOT_FOUND: 404,
+  PROVIDER_NOT_FOUND: 404,
+  GROUP_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  ROUND_NOT_FOUND: 404,
+  TRANSACTION_NOT_FOUND: 404,
+  INTEGRATION_TIMED_OUT: 408,
+  TRANSACTION_IN_FLIGHT: 409,
+  TEMPLATE_CHANGE_REJECTED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  CASHOUT_FAILED: 500,
+  INTERNAL_ERROR: 500,
+  PROVIDER_API_FAILURE: 502,
+  INVALID_PROVIDER_RESPONSE: 502,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly options: { details?: ErrorDetail[]; data?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? defaultMessage(code));
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}
+
+export function badRequest(message: string, details?: ErrorDetail[]): AppError {
+  return new AppError('Bad Request', message, { details });
+}
+
+function defaultMessage(code: ErrorCode): string {
+  return code === 'Bad Request' ? 'The request is not valid' : code.toLowerCase().replace(/_/g, ' ');
+}

@@ -1,0 +1,136 @@
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { AppError, isAppError } from './errors';
+import { currentContext, runWithContext } from './context';
+import type { ServiceMetrics } from './metrics';
+
+export const BODY_LIMIT = '64kb';
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Route families render errors differently (spec: Response styles; CONTRACTS 3). */
+export type ErrorStyle = 'envelope' | 'wallet';
+
+export function errorStyleFor(path: string): ErrorStyle {
+  return path.startsWith('/api/v1/') || path.startsWith('/admin/v1/') || path === '/api/v1' || path === '/admin/v1' ? 'envelope' : 'wallet';
+}
+
+export function sendEnvelope(res: Response, status: number, message: string, data: unknown, meta?: PageMeta): void {
+  res.status(status).json(meta ? { statusCode: status, message, data, meta } : { statusCode: status, message, data });
+}
+
+export interface PageMeta {
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+export function pageMeta(total: number, page: number, limit: number): PageMeta {
+  return { total, page, limit, totalPages: Math.ceil(total / limit) };
+}
+
+export function renderError(req: Request, res: Response, err: AppError): void {
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  if (errorStyleFor(req.path) === 'envelope') {
+    res.status(err.status).json({
+      statusCode: err.status,
+      message: err.message,
+      error: err.code,
+      data: err.options.data ?? null,
+      ...(err.options.details ? { details: err.options.details } : {}),
+    });
+    return;
+  }
+  if (req.path === '/launch' && req.accepts(['json', 'html']) === 'html') {
+    res.status(err.status).type('html').send(errorPage(err));
+    return;
+  }
+  res.status(err.status).json({ error: err.code, message: err.message });
+}
+
+function errorPage(err: AppError): string {
+  const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${err.status} ${esc(err.code)}</title></head>` +
+    `<body><h1>We could not open this game</h1><p>${esc(err.message)}</p><p><code>${esc(err.code)}</code></p></body></html>`;
+}
+
+/** Translates anything thrown into the platform's error model; unknown errors are a plain 500. */
+export function toAppError(err: unknown, logger: Logger): AppError {
+  if (isAppError(err)) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number };
+  if (e?.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KiB');
+  if (e?.type === 'entity.parse.failed') return new AppError('Bad Request', 'Request body is not valid JSON');
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return new AppError('Bad Request', 'The request could not be read');
+  logger.error({ err }, 'unexpected error');
+  return new AppError('INTERNAL_ERROR', 'Internal error');
+}
+
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const appErr = toAppError(err, logger);
+    if (appErr.status < 500 || appErr.code !== 'INTERNAL_ERROR') {
+      logger.warn({ code: appErr.code, status: appErr.status }, appErr.message);
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    renderError(req, res, appErr);
+  };
+}
+
+export const notFound: RequestHandler = (_req, _res, next) => next(new AppError('NOT_FOUND', 'No such route'));
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  metrics: ServiceMetrics;
+  /** Health, readiness and metrics routes; mounted before authentication. */
+  health: express.Router;
+  /** Mounts the service's routes (after request context, metrics and body parsing). */
+  routes: (app: Express) => void;
+}
+
+/** The common shell of every service: context, access log, metrics, body limit, errors. */
+export function createServiceApp(opts: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(opts.logger, opts.metrics));
+  app.use(opts.health);
+  app.use(express.json({ limit: BODY_LIMIT }));
+  opts.routes(app);
+  app.use(notFound);
+  app.use(errorMiddleware(opts.logger));
+  return app;
+}
+
+function requestContext(logger: Logger, metrics: ServiceMetrics): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.headers[REQUEST_ID_HEADER];
+    const requestId = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    runWithContext({ requestId }, () => {
+      const ctx = currentContext();
+      res.on('finish', () => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/');
+        metrics.observeRequest(req.method, route, res.statusCode, seconds);
+        if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return;
+        runWithContext(ctx ?? { requestId }, () =>
+          logger.info({ method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 1e5) / 100 }, 'request'),
+        );
+      });
+      next();
+    });
+  };
+}
+
+/** Express 5 forwards rejected promises to the error middleware; this only narrows the type. */
+export type AsyncHandler = (req: Request, res: Response) => Promise<void>;
+export function handler(fn: AsyncHandler): RequestHandler {
+  return (req, res, next) => fn(req, res).catch(next);
+}

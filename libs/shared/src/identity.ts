@@ -1,0 +1,100 @@
+import { SignJWT, jwtVerify } from 'jose';
+import type { NextFunction, Request, Response } from 'express';
+import { AppError } from './errors';
+import { currentContext } from './context';
+
+/**
+ * The gateway authenticates callers and forwards who they are as a short-lived HS256 JWT in
+ * X-Relay-Identity. Services trust nothing else: a request without a valid identity is refused,
+ * so a service port reached directly is useless to an attacker without INTERNAL_AUTH_SECRET.
+ */
+export const IDENTITY_HEADER = 'x-relay-identity';
+const ISSUER = 'relay-gateway';
+const AUDIENCE = 'relay-services';
+const LIFETIME_SECONDS = 60;
+
+export type Identity = { kind: 'provider'; groupId: string } | { kind: 'admin' } | { kind: 'public' };
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    identity?: Identity;
+  }
+}
+
+export class IdentitySigner {
+  private readonly key: Uint8Array;
+  private readonly cache = new Map<string, { token: string; renewAt: number }>();
+
+  constructor(secret: string) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  /** Signed tokens are reused until half their lifetime has passed; signing per request is waste. */
+  async sign(identity: Identity): Promise<string> {
+    const cacheKey = identity.kind === 'provider' ? `provider:${identity.groupId}` : identity.kind;
+    const now = Date.now();
+    const hit = this.cache.get(cacheKey);
+    if (hit && hit.renewAt > now) return hit.token;
+    const token = await new SignJWT({ kind: identity.kind, ...(identity.kind === 'provider' ? { groupId: identity.groupId } : {}) })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${LIFETIME_SECONDS}s`)
+      .sign(this.key);
+    if (this.cache.size > 10000) this.cache.clear();
+    this.cache.set(cacheKey, { token, renewAt: now + (LIFETIME_SECONDS * 1000) / 2 });
+    return token;
+  }
+}
+
+export class IdentityVerifier {
+  private readonly key: Uint8Array;
+  private readonly verified = new Map<string, { identity: Identity; expiresAt: number }>();
+
+  constructor(secret: string) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  async verify(token: string): Promise<Identity | null> {
+    const now = Date.now();
+    const hit = this.verified.get(token);
+    if (hit && hit.expiresAt > now) return hit.identity;
+    try {
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      let identity: Identity | null = null;
+      if (payload.kind === 'provider' && typeof payload.groupId === 'string') identity = { kind: 'provider', groupId: payload.groupId };
+      else if (payload.kind === 'admin') identity = { kind: 'admin' };
+      else if (payload.kind === 'public') identity = { kind: 'public' };
+      if (identity && payload.exp) {
+        if (this.verified.size > 10000) this.verified.clear();
+        this.verified.set(token, { identity, expiresAt: payload.exp * 1000 });
+      }
+      return identity;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** Express middleware: the request must carry a gateway identity of one of the given kinds. */
+export function requireIdentity(verifier: IdentityVerifier, kinds: Identity['kind'][]) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    const header = req.headers[IDENTITY_HEADER];
+    const identity = typeof header === 'string' ? await verifier.verify(header) : null;
+    if (!identity || !kinds.includes(identity.kind)) {
+      next(new AppError('AUTHENTICATION_FAILED', 'This service is reached only through the gateway'));
+      return;
+    }
+    req.identity = identity;
+    const ctx = currentContext();
+    if (ctx && identity.kind === 'provider') ctx.groupId = identity.groupId;
+    next();
+  };
+}
+
+/** The calling game provider of a request that passed requireIdentity(['provider']). */
+export function callerGroupId(req: Request): string {
+  if (req.identity?.kind !== 'provider') throw new AppError('AUTHENTICATION_FAILED');
+  return req.identity.groupId;
+}

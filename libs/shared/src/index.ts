@@ -1,0 +1,17 @@
+export * from './config';
+export * from './errors';
+export * from './money';
+export * from './context';
+export * from './logger';
+export * from './tracing';
+export * from './crypto';
+export * from './db';
+export * from './redis';
+export * from './identity';
+export * from './cache';
+export * from './http';
+export * from './metrics';
+export * from './health';
+export * from './lifecycle';
+export * from './runtime';
+export { migrationSource } from './migrations';

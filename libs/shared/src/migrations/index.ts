@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+import * as initial from './001_initial';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Migrations are compiled with the code and listed here, so no file loader guesses extensions. */
+const migrations: Record<string, Migration> = {
+  '001_initial': initial,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name] as Migration,
+};
