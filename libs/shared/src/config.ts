@@ -22,6 +22,7 @@ export const configSchema = z
     REDIS_URL: z.string().default('redis://127.0.0.1:6379/0'),
     REDIS_KEY_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('relay'),
     SERVICE_HOST: z.string().default('127.0.0.1'),
+    GATEWAY_HOST: z.string().default('0.0.0.0'),
     GATEWAY_PORT: port(8080),
     LAUNCHER_PORT: port(8081),
     WALLET_PORT: port(8082),
@@ -79,7 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...raw,
     databaseReadUrl: raw.DATABASE_READ_URL ?? raw.DATABASE_URL,
     serviceUrls: {
-      gateway: raw.PUBLIC_BASE_URL ?? local(raw.GATEWAY_PORT),
+      gateway: raw.PUBLIC_BASE_URL ?? `http://127.0.0.1:${raw.GATEWAY_PORT}`,
       launcher: raw.LAUNCHER_URL ?? local(raw.LAUNCHER_PORT),
       wallet: raw.WALLET_URL ?? local(raw.WALLET_PORT),
       reporting: raw.REPORTING_URL ?? local(raw.REPORTING_PORT),

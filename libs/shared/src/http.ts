@@ -90,6 +90,8 @@ export interface ServiceAppOptions {
   health: express.Router;
   /** Mounts the service's routes (after request context, metrics and body parsing). */
   routes: (app: Express) => void;
+  /** The gateway streams bodies through untouched; every other service parses JSON. */
+  parseJson?: boolean;
 }
 
 /** The common shell of every service: context, access log, metrics, body limit, errors. */
@@ -100,7 +102,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(opts.logger, opts.metrics));
   app.use(opts.health);
-  app.use(express.json({ limit: BODY_LIMIT }));
+  if (opts.parseJson !== false) app.use(express.json({ limit: BODY_LIMIT }));
   opts.routes(app);
   app.use(notFound);
   app.use(errorMiddleware(opts.logger));

@@ -15,3 +15,6 @@ export * from './health';
 export * from './lifecycle';
 export * from './runtime';
 export { migrationSource } from './migrations';
+export * from './sessions';
+export * from './registry';
+export * from './casino';

@@ -29,7 +29,7 @@ export async function listen(app: Express, port: number, host = '127.0.0.1'): Pr
   return {
     server,
     port: actual,
-    url: `http://${host}:${actual}`,
+    url: `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${actual}`,
     close: (deadlineMs = 10000) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), deadlineMs);

@@ -1,0 +1,188 @@
+import { AppError, type ErrorCode } from '../errors';
+import { roundBalance } from '../money';
+import type { CasinoOperation } from './protocol';
+
+/**
+ * CONTRACTS 6 "How casino answers map to relay errors", as one pure function of the operation,
+ * the HTTP status and the body text. Kept apart from the transport so the table reads in one place.
+ */
+export interface CasinoAnswer {
+  ok: true;
+  status: number;
+  rawBody: string;
+}
+
+export interface CasinoAccount extends CasinoAnswer {
+  /** Rounded half-up to two decimals in exact decimal arithmetic. */
+  balance: number;
+  username?: string;
+}
+
+export interface CasinoFailure {
+  ok: false;
+  error: AppError;
+  casinoStatus?: number;
+  /** The casino's answer for the audit record, at most AUDIT_BODY_BYTES. */
+  casinoBody?: string;
+}
+
+export type CasinoResult<T extends CasinoAnswer = CasinoAccount> = T | CasinoFailure;
+
+export const AUDIT_BODY_BYTES = 2048;
+
+/** Secret values (the player's walletToken) that must not survive into messages or audit text. */
+export type Scrub = readonly string[];
+
+export function interpretCasinoAnswer(operation: CasinoOperation, status: number, text: string, scrub: Scrub = []): CasinoResult<CasinoAnswer | CasinoAccount> {
+  const json = parseJson(text);
+  const fail = (code: ErrorCode, message: string): CasinoFailure => ({
+    ok: false,
+    // The message is our text plus a casino reason already refused when it holds a secret.
+    error: new AppError(code, message),
+    casinoStatus: status,
+    casinoBody: auditBody(text, scrub),
+  });
+
+  if (status >= 200 && status < 300) {
+    if (operation === 'round-ended') return { ok: true, status, rawBody: text };
+    if (json === undefined) return fail('INVALID_PROVIDER_RESPONSE', `Casino answered the ${operation} with a body that is not JSON`);
+    const balance = accountBalance(json, text);
+    if (balance === null) return fail('INVALID_PROVIDER_RESPONSE', `Casino answered the ${operation} without a usable non-negative balance`);
+    const username = isObject(json) && typeof json.username === 'string' && json.username !== '' ? json.username : undefined;
+    return { ok: true, status, rawBody: text, balance, ...(username !== undefined ? { username } : {}) };
+  }
+
+  const reason = casinoReason(json, scrub) ?? `HTTP ${status}`;
+  if (status >= 400 && status < 500) {
+    if (status === 401 || casinoErrorCode(json) === 'TOKEN_EXPIRED') {
+      return fail('AUTHENTICATION_TOKEN_EXPIRED', `Casino rejected the player's wallet token on the ${operation}: ${reason}`);
+    }
+    if (operation === 'round-ended') {
+      return status === 403
+        ? fail('AUTHENTICATION_TOKEN_EXPIRED', `Casino rejected the round-ended notification: ${reason}`)
+        : fail('PROVIDER_API_FAILURE', `Casino refused the round-ended notification with HTTP ${status}: ${reason}`);
+    }
+    if (operation === 'debit') return fail('FUND_WITHDRAW_FAILED', `Casino refused the debit: ${reason}`);
+    return fail('PROVIDER_API_FAILURE', `Casino refused the ${operation} with HTTP ${status}: ${reason}`);
+  }
+  if (status >= 500 && status < 600) {
+    if (operation === 'debit') return fail('CASHOUT_FAILED', `Casino failed the debit with HTTP ${status}: ${reason}`);
+    return fail('PROVIDER_API_FAILURE', `Casino failed the ${operation} with HTTP ${status}: ${reason}`);
+  }
+  return fail('PROVIDER_API_FAILURE', `Casino answered the ${operation} with unexpected HTTP ${status}`);
+}
+
+/** No answer within the casino time-out: the movement may or may not have happened. */
+export function timedOut(operation: CasinoOperation, timeoutMs: number): CasinoFailure {
+  return { ok: false, error: new AppError('INTEGRATION_TIMED_OUT', `Casino did not answer the ${operation} within ${timeoutMs} ms`) };
+}
+
+/** Connection refused, reset, DNS failure...: the casino could not be reached or hung up. */
+export function unreachable(operation: CasinoOperation, err: unknown): CasinoFailure {
+  return { ok: false, error: new AppError('PROVIDER_API_FAILURE', `Could not complete the ${operation} call to the casino: ${transportReason(err)}`) };
+}
+
+function transportReason(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case undefined:
+      return 'network error';
+    default:
+      return /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'network error';
+  }
+}
+
+function accountBalance(json: unknown, text: string): number | null {
+  if (!isObject(json) || !('balance' in json)) return null;
+  // A JSON number is rounded from the digits the casino wrote, not from the nearest double
+  // (2.67499999999999999 must not become 2.68).
+  const input = typeof json.balance === 'number' ? (topLevelNumberText(text, 'balance') ?? json.balance) : json.balance;
+  return roundBalance(input)?.toNumber() ?? null;
+}
+
+const NUMBER = /-?\d+(\.\d+)?([eE][-+]?\d+)?/y;
+
+/**
+ * Raw text of a number under `key` in the top-level object of `text`, which JSON.parse has
+ * accepted. The last occurrence wins, as in JSON.parse.
+ */
+export function topLevelNumberText(text: string, key: string): string | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  let depth = 0;
+  let prev = '';
+  let found: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (depth === 1 && (prev === '{' || prev === ',')) {
+        let k = j + 1;
+        while (text[k] !== ':') k++;
+        k++;
+        while (/\s/.test(text[k])) k++;
+        if (JSON.parse(text.slice(i, j + 1)) === key) {
+          NUMBER.lastIndex = k;
+          found = NUMBER.exec(text)?.[0];
+        }
+        prev = ':';
+        i = k - 1;
+        continue;
+      }
+      prev = '"';
+      i = j;
+      continue;
+    }
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    if ('{}[],:'.includes(c)) prev = c;
+  }
+  return found;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function casinoErrorCode(json: unknown): string | undefined {
+  return isObject(json) && typeof json.error === 'string' ? json.error : undefined;
+}
+
+/** The casino's own error code, when it is a short code-like text safe to show. */
+function casinoReason(json: unknown, scrub: Scrub): string | undefined {
+  if (!isObject(json)) return undefined;
+  for (const field of ['error', 'code', 'message']) {
+    const value = json[field];
+    if (typeof value === 'string' && /^[\w .:,'/-]{1,120}$/.test(value) && !scrub.some((s) => s !== '' && value.includes(s))) return value;
+  }
+  return undefined;
+}
+
+function scrubbed(text: string, scrub: Scrub): string {
+  return scrub.reduce((acc, secret) => (secret === '' ? acc : acc.split(secret).join('[redacted]')), text);
+}
+
+/** Truncated to AUDIT_BODY_BYTES of UTF-8 without a broken trailing character. */
+export function auditBody(text: string, scrub: Scrub = []): string {
+  const clean = scrubbed(text, scrub);
+  const bytes = Buffer.from(clean, 'utf8');
+  if (bytes.length <= AUDIT_BODY_BYTES) return clean;
+  return bytes.subarray(0, AUDIT_BODY_BYTES).toString('utf8').replace(/\uFFFD+$/, '');
+}
