@@ -1,0 +1,27 @@
+import { Router, type Express } from 'express';
+import { createServiceApp, healthRouter, requireIdentity, standardChecks, type Runtime } from '@relay/shared';
+import { changePublisher, type AdminDeps } from './domain/deps';
+import { casinoRoutes } from './routes/casinos';
+import { gameProviderRoutes } from './routes/gameProviders';
+import { gameRoutes } from './routes/games';
+import { casinoGameRoutes } from './routes/casinoGames';
+
+/**
+ * The platform admin API (CONTRACTS 5). Only the gateway's admin identity gets past the front
+ * door: the gateway gives it to the ADMIN_TOKEN alone, so a game provider token is refused here.
+ */
+export function createAdminApp(rt: Runtime): Express {
+  const deps: AdminDeps = { db: rt.db.primary, secrets: rt.secrets, publishChange: changePublisher(rt.bus, rt.logger) };
+  const admin = Router();
+  admin.use(requireIdentity(rt.verifier, ['admin']));
+  admin.use(casinoRoutes(deps));
+  admin.use(casinoGameRoutes(deps));
+  admin.use(gameProviderRoutes(deps));
+  admin.use(gameRoutes(deps));
+  return createServiceApp({
+    logger: rt.logger,
+    metrics: rt.metrics,
+    health: healthRouter(standardChecks(rt), rt.metrics, rt.isStopping),
+    routes: (app) => app.use('/admin/v1', admin),
+  });
+}

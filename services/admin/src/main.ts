@@ -1,0 +1,4 @@
+import { serviceMain } from '@relay/shared';
+import { startAdmin } from './index';
+
+serviceMain('admin', startAdmin);

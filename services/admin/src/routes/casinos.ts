@@ -1,0 +1,58 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { badRequest, handler, pageMeta, sendEnvelope } from '@relay/shared';
+import type { AdminDeps } from '../domain/deps';
+import { deleteCasino, getCasino, listCasinos, saveCasino } from '../domain/casinos';
+import { presentCasino } from './present';
+import { httpUrl, name, pagination, parse, recordId, status } from './validation';
+
+/** CONTRACTS 4: the launch key is 32 bytes, exchanged as base64url (stored unpadded). */
+const launchKey = z
+  .string()
+  .transform((text) => text.replace(/=+$/, ''))
+  .refine((text) => /^[A-Za-z0-9_-]{43}$/.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text, 'must be 32 bytes encoded as base64url');
+
+const casinoBody = z.object({
+  providerId: z.string().optional(),
+  name,
+  walletUrl: httpUrl({ allowQuery: false }),
+  // It keys the HMAC of every wallet call: a short one could be guessed.
+  walletSecret: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+  launchKey: launchKey.optional(),
+  status: status.default('ACTIVE'),
+  refundOnCreditFail: z.boolean().default(false),
+  creditOnDisconnect: z.boolean().default(false),
+});
+
+const casinoPath = z.object({ providerId: recordId });
+
+export function casinoRoutes(deps: AdminDeps): Router {
+  const router = Router();
+
+  router.put('/casinos/:providerId', handler(async (req, res) => {
+    const { providerId } = parse(casinoPath, req.params);
+    const { providerId: bodyId, walletSecret, launchKey: key, ...fields } = parse(casinoBody, req.body);
+    if (bodyId !== undefined && bodyId !== providerId) throw badRequest('providerId in the body must equal the one in the path');
+    const { casino, generated } = await saveCasino(deps, providerId, { ...fields, walletSecret, launchKey: key });
+    sendEnvelope(res, 200, 'Casino saved', presentCasino(casino, generated));
+  }));
+
+  router.get('/casinos', handler(async (req, res) => {
+    const { page, limit } = parse(pagination, req.query);
+    const { total, casinos } = await listCasinos(deps, page, limit);
+    sendEnvelope(res, 200, 'Casinos fetched successfully', casinos.map((c) => presentCasino(c)), pageMeta(total, page, limit));
+  }));
+
+  router.get('/casinos/:providerId', handler(async (req, res) => {
+    const { providerId } = parse(casinoPath, req.params);
+    sendEnvelope(res, 200, 'Casino fetched successfully', presentCasino(await getCasino(deps, providerId)));
+  }));
+
+  router.delete('/casinos/:providerId', handler(async (req, res) => {
+    const { providerId } = parse(casinoPath, req.params);
+    await deleteCasino(deps, providerId);
+    sendEnvelope(res, 200, 'Casino deleted', null);
+  }));
+
+  return router;
+}
