@@ -1,1 +1,1 @@
-export {};
+export { Supervisor } from './supervisor';

@@ -1,0 +1,4 @@
+import { serviceMain } from '@relay/shared';
+import { startGateway } from './index';
+
+serviceMain('gateway', startGateway);

@@ -1,0 +1,166 @@
+import { ALL_SERVICES, http, startPlatform, type TestPlatform } from '../../../test/platform';
+import { adminDelete, adminPut, provisionWorld, type World } from '../../../test/provision';
+import { createRuntime, closeRuntime, loadConfig, IdentitySigner } from '@relay/shared';
+import { startGateway } from '../src';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('gateway', () => {
+  let p: TestPlatform;
+  let world: World;
+
+  beforeAll(async () => {
+    p = await startPlatform();
+    world = await provisionWorld(p);
+  });
+  afterAll(() => p.stop());
+
+  /** A call that passes authentication reaches the wallet, which then answers about the session. */
+  const balance = (token?: string) => http('GET', `${p.baseUrl}/api/account?sessionId=nope`, { token });
+
+  it('When a game calls without a token, then every route family answers 403 AUTHENTICATION_FAILED in its own style', async () => {
+    const wallet = await balance();
+    expect(wallet.status).toBe(403);
+    expect(wallet.body).toMatchObject({ error: 'AUTHENTICATION_FAILED' });
+    const envelope = await http('GET', `${p.baseUrl}/api/v1/rounds`);
+    expect(envelope.status).toBe(403);
+    expect(envelope.body).toMatchObject({ statusCode: 403, error: 'AUTHENTICATION_FAILED', data: null });
+    expect(typeof envelope.body.message).toBe('string');
+    const notifier = await http('POST', `${p.baseUrl}/api/round-ended`, { body: { roundId: 'r', providerIds: ['x'] } });
+    expect(notifier.status).toBe(403);
+  });
+
+  it('When the token is unknown, malformed or the admin token, then the game route answers 403 AUTHENTICATION_FAILED', async () => {
+    for (const token of ['grp_unknown', 'x'.repeat(600), p.adminToken]) {
+      const res = await balance(token);
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe('AUTHENTICATION_FAILED');
+    }
+    const basic = await http('GET', `${p.baseUrl}/api/account?sessionId=nope`, { headers: { authorization: `Basic ${world.providerToken}` } });
+    expect(basic.status).toBe(403);
+  });
+
+  it('When the token is valid, then the request reaches the service behind the gateway', async () => {
+    const res = await balance(world.providerToken);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('SESSION_EXPIRED'); // answered by the wallet: authentication passed
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('When a game provider token is used on the admin API, then it is refused', async () => {
+    const res = await http('GET', `${p.baseUrl}/admin/v1/casinos`, { token: world.providerToken });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ statusCode: 403, error: 'AUTHENTICATION_FAILED', data: null });
+    const none = await http('GET', `${p.baseUrl}/admin/v1/casinos`);
+    expect(none.status).toBe(403);
+  });
+
+  it('When the game provider is set inactive, then its token answers 403 GROUP_NOT_ACTIVE within a second', async () => {
+    const w = await provisionWorld(p);
+    expect((await balance(w.providerToken)).body.error).toBe('SESSION_EXPIRED');
+    expect((await adminPut(p, `game-providers/${w.groupId}`, { name: 'Paused', status: 'INACTIVE' })).status).toBe(200);
+    await sleep(1000);
+    const res = await balance(w.providerToken);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('GROUP_NOT_ACTIVE');
+    const envelope = await http('GET', `${p.baseUrl}/api/v1/providers/ids`, { token: w.providerToken });
+    expect(envelope.body).toMatchObject({ statusCode: 403, error: 'GROUP_NOT_ACTIVE' });
+  });
+
+  it('When a token is revoked, then every gateway instance refuses it within one second', async () => {
+    const w = await provisionWorld(p);
+    // A second gateway with its own in-process cache, as in a scaled deployment.
+    const env = { ...process.env } as Record<string, string>;
+    for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
+    const rt = await createRuntime('gateway', loadConfig(env));
+    const second = await startGateway(rt, 0);
+    try {
+      const viaSecond = () => http('GET', `${second.server.url}/api/account?sessionId=nope`, { token: w.providerToken });
+      // Warm both caches with the valid token.
+      expect((await balance(w.providerToken)).body.error).toBe('SESSION_EXPIRED');
+      expect((await viaSecond()).body.error).toBe('SESSION_EXPIRED');
+
+      expect((await adminDelete(p, `game-providers/${w.groupId}/tokens/${w.tokenId}`)).status).toBe(200);
+      await sleep(1000);
+      expect((await balance(w.providerToken)).body.error).toBe('AUTHENTICATION_FAILED');
+      expect((await viaSecond()).body.error).toBe('AUTHENTICATION_FAILED');
+    } finally {
+      await second.server.close(1000);
+      await closeRuntime(rt);
+    }
+  });
+
+  it('When a request goes straight to a service without the gateway identity, then the service refuses it', async () => {
+    for (const name of ALL_SERVICES) {
+      const url = p.services[name]!.url;
+      const res = await http('GET', `${url}/api/account?sessionId=x`, { token: world.providerToken });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe('AUTHENTICATION_FAILED');
+    }
+    // An identity signed with another secret is no identity.
+    const forged = await new IdentitySigner('another-secret-of-at-least-32-characters!').sign({ kind: 'provider', groupId: world.groupId });
+    const res = await http('GET', `${p.services.wallet!.url}/api/account?sessionId=x`, { headers: { 'x-relay-identity': forged } });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('AUTHENTICATION_FAILED');
+    // Health stays open on every service.
+    expect((await http('GET', `${p.services.wallet!.url}/healthz`)).body).toEqual({ status: 'ok' });
+  });
+
+  it('When a client sends its own X-Relay-Identity through the gateway, then it is replaced, not trusted', async () => {
+    const forged = await new IdentitySigner(p.config.INTERNAL_AUTH_SECRET).sign({ kind: 'admin' });
+    const res = await http('GET', `${p.baseUrl}/admin/v1/casinos`, { headers: { 'x-relay-identity': forged } });
+    expect(res.status).toBe(403);
+  });
+
+  it('When the route is unknown, then the answer is 404 NOT_FOUND', async () => {
+    const api = await http('GET', `${p.baseUrl}/api/v1/nothing-here`, { token: world.providerToken });
+    expect(api.status).toBe(404);
+    expect(api.body).toMatchObject({ statusCode: 404, error: 'NOT_FOUND', data: null });
+    const accounts = await http('GET', `${p.baseUrl}/api/accounts`, { token: world.providerToken });
+    expect(accounts.status).toBe(404);
+    expect(accounts.body).toMatchObject({ error: 'NOT_FOUND' });
+    expect((await http('GET', `${p.baseUrl}/favicon.ico`)).status).toBe(404);
+  });
+
+  it('When a body is larger than 64 KiB or not JSON, then the answer is 413 or 400 without a stack trace', async () => {
+    const big = await http('POST', `${p.baseUrl}/api/balance/cash-out`, { token: world.providerToken, raw: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }) });
+    expect(big.status).toBe(413);
+    expect(big.body.error).toBe('PAYLOAD_TOO_LARGE');
+    const bad = await http('POST', `${p.baseUrl}/api/balance/cash-out`, { token: world.providerToken, raw: '{"amount": 1,' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('Bad Request');
+    expect(bad.text).not.toMatch(/at .*\.(ts|js):\d+/);
+  });
+
+  it('When health is asked, then healthz answers ok and readyz names every dependency', async () => {
+    expect((await http('GET', `${p.baseUrl}/healthz`)).body).toEqual({ status: 'ok' });
+    const ready = await http('GET', `${p.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('ready');
+    expect(Object.keys(ready.body.checks).sort()).toEqual(['admin', 'launcher', 'notifier', 'postgres', 'redis', 'reporting', 'wallet']);
+    const metrics = await http('GET', `${p.baseUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('http_requests_total');
+    expect(metrics.text).toContain('http_request_duration_seconds_bucket');
+  });
+});
+
+describe('gateway rate limit', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startPlatform({ env: { RATE_LIMIT_PER_SECOND: '5' }, services: ['wallet', 'admin'] });
+  });
+  afterAll(() => p.stop());
+
+  it('When a game provider exceeds its requests per second, then it gets 429 with Retry-After and others are not affected', async () => {
+    const a = await provisionWorld(p);
+    const b = await provisionWorld(p);
+    const results = await Promise.all(Array.from({ length: 12 }, () => http('GET', `${p.baseUrl}/api/account?sessionId=x`, { token: a.providerToken })));
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0].body).toEqual({ error: 'RATE_LIMITED', message: expect.any(String) });
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const other = await http('GET', `${p.baseUrl}/api/account?sessionId=x`, { token: b.providerToken });
+    expect(other.body.error).toBe('SESSION_EXPIRED');
+  });
+});

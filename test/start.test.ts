@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { dropDatabase } from '@relay/shared';
+
+/**
+ * `npm start` as an operator runs it: the built platform in the foreground, every service in its own
+ * process, migrations first on a database that does not exist yet. Needs `npm run build` (pretest).
+ */
+const ROOT = path.resolve(__dirname, '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start', () => {
+  const dbUrl = `postgres://postgres@127.0.0.1:5432/relay_start_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  afterAll(() => dropDatabase(dbUrl));
+
+  it('When the platform starts on a fresh database, then /readyz answers 200 and SIGTERM stops every process', async () => {
+    const ports = await Promise.all(Array.from({ length: 6 }, freePort));
+    const env = {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: dbUrl,
+      REDIS_KEY_PREFIX: `start_${process.pid}`,
+      GATEWAY_PORT: String(ports[0]),
+      GATEWAY_HOST: '127.0.0.1',
+      LAUNCHER_PORT: String(ports[1]),
+      WALLET_PORT: String(ports[2]),
+      REPORTING_PORT: String(ports[3]),
+      NOTIFIER_PORT: String(ports[4]),
+      ADMIN_PORT: String(ports[5]),
+      LOG_LEVEL: 'warn',
+    };
+    const child = spawn(process.execPath, [path.join(ROOT, 'tools/platform/dist/start.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const done = exited(child);
+    try {
+
+    let ready: { status: number; body: any } | null = null;
+    for (let i = 0; i < 120 && !ready; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      try {
+        const res = await fetch(`http://127.0.0.1:${ports[0]}/readyz`);
+        if (res.status === 200) ready = { status: res.status, body: await res.json() };
+      } catch {
+        // not listening yet
+      }
+    }
+    expect(ready?.body).toMatchObject({ status: 'ready' });
+    expect(Object.values(ready!.body.checks).every((c) => c === 'ok')).toBe(true);
+
+    // Every service answers on its own port, in its own process.
+    const pids = new Set<number>();
+    for (const port of ports) {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(res.status).toBe(200);
+    }
+    const children = await listChildren(child.pid!);
+    for (const pid of children) pids.add(pid);
+    expect(pids.size).toBeGreaterThanOrEqual(6);
+
+    child.kill('SIGTERM');
+    const code = await done;
+    expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+    } finally {
+      if (child.exitCode === null) {
+        for (const pid of await listChildren(child.pid!)) process.kill(pid, 'SIGKILL');
+        child.kill('SIGKILL');
+      }
+    }
+  }, 60000);
+});
+
+async function listChildren(pid: number): Promise<number[]> {
+  const { readFile, readdir } = await import('node:fs/promises');
+  const result: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) result.push(Number(entry));
+    } catch {
+      // process went away
+    }
+  }
+  return result;
+}

@@ -1,0 +1,24 @@
+import { loadConfig, migrateToLatest } from '@relay/shared';
+import { Supervisor } from './supervisor';
+
+/** `npm start`: validate config, run pending migrations, then run every service in the foreground. */
+async function main(): Promise<void> {
+  const log = (msg: string) => console.error(JSON.stringify({ level: 'info', service: 'platform', time: new Date().toISOString(), msg }));
+  const config = loadConfig();
+  const applied = await migrateToLatest(config.DATABASE_URL);
+  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+  const supervisor = new Supervisor(process.env, log, (code) => process.exit(code));
+  supervisor.start();
+  log(`platform starting; gateway on port ${config.GATEWAY_PORT}`);
+  const stop = (signal: string) => {
+    log(`${signal} received; stopping every service`);
+    void supervisor.stop().then((code) => process.exit(code));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: Error) => {
+  console.error(JSON.stringify({ level: 'fatal', service: 'platform', msg: err.message }));
+  process.exit(1);
+});
