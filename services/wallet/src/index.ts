@@ -1,1 +1,18 @@
-export {};
+import { CasinoClient, listen, Registry, SessionStore, type Runtime, type RunningServer } from '@relay/shared';
+import { createWalletApp } from './app';
+import type { MovementDeps } from './domain/money-movement';
+
+export async function startWallet(rt: Runtime, port: number): Promise<{ server: RunningServer; close: () => Promise<void> }> {
+  const casinos = new CasinoClient({ timeoutMs: rt.config.CASINO_TIMEOUT_MS, logger: rt.logger, metrics: rt.metrics });
+  const deps: MovementDeps = {
+    db: rt.db.primary,
+    sessions: new SessionStore(rt.db.primary, rt.redis, rt.config.REDIS_KEY_PREFIX, rt.config.SESSION_ARCHIVE_DAYS),
+    registry: new Registry(rt.db.primary, rt.secrets, rt.bus),
+    secrets: rt.secrets,
+    casinos,
+    logger: rt.logger,
+    inFlightSeconds: rt.config.IN_FLIGHT_WINDOW_SECONDS,
+  };
+  const server = await listen(createWalletApp(rt, deps), port, rt.config.SERVICE_HOST);
+  return { server, close: () => casinos.close() };
+}

@@ -1,0 +1,4 @@
+import { serviceMain } from '@relay/shared';
+import { startLauncher } from './index';
+
+serviceMain('launcher', startLauncher);

@@ -1,0 +1,43 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { badRequest, handler } from '@relay/shared';
+import { launch, type LaunchDeps } from '../domain/launch';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+const launchQuery = z.object({
+  token: z.string().min(1).max(8192),
+  providerId: text(200).regex(/^[^:]+$/),
+  gameId: z.string().regex(/^\d{1,10}$/).transform(Number).pipe(z.number().int().min(1).max(2147483647)),
+  currency: text(16).regex(/^[A-Za-z0-9_-]+$/),
+  language: text(35),
+  backtoHome: z
+    .string()
+    .max(2048)
+    .refine((v) => {
+      try {
+        return ['http:', 'https:'].includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    }, 'must be an absolute http(s) URL')
+    .optional(),
+});
+
+export function launchRoutes(deps: LaunchDeps): Router {
+  const router = Router();
+  router.get(
+    '/launch',
+    handler(async (req, res) => {
+      const parsed = launchQuery.safeParse(req.query);
+      if (!parsed.success) {
+        throw badRequest('Launch parameters are missing or malformed', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+      }
+      const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+      const location = await launch(deps, { ...parsed.data, query: new URLSearchParams(rawQuery) });
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, location);
+    }),
+  );
+  return router;
+}

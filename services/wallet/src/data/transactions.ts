@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { newId, type Knex } from '@relay/shared';
+
+export type Category = 'CASH_OUT' | 'CASH_IN';
+export type TransactionStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
+
+/** What a money call asks for, as recorded on its transaction before the casino is called. */
+export interface MovementRecord {
+  providerId: string;
+  transactionId: string;
+  previousTransactionId: string | null;
+  category: Category;
+  groupId: string;
+  gameId: number;
+  playerId: string;
+  sessionId: string;
+  roundId: string;
+  amount: string;
+  currency: string;
+  language: string;
+  reason: string | null;
+  appliedMultiplier: string | null;
+  betAmount: string | null;
+  awardId: string | null;
+  campaignId: string | null;
+  isLastFreebet: boolean | null;
+  isRetry: boolean;
+}
+
+export interface Claim {
+  pk: string;
+  attempt: number;
+}
+
+export interface ExistingTransaction {
+  pk: string;
+  status: TransactionStatus;
+  category: Category;
+  groupId: string;
+  playerId: string;
+  balance: string | null;
+  username: string | null;
+  ageSeconds: number;
+}
+
+const COLUMNS: [keyof MovementRecord, string][] = [
+  ['providerId', 'provider_id'],
+  ['transactionId', 'transaction_id'],
+  ['previousTransactionId', 'previous_transaction_id'],
+  ['category', 'category'],
+  ['groupId', 'group_id'],
+  ['gameId', 'game_id'],
+  ['playerId', 'player_id'],
+  ['sessionId', 'session_id'],
+  ['roundId', 'round_id'],
+  ['amount', 'amount'],
+  ['currency', 'currency'],
+  ['language', 'language'],
+  ['reason', 'reason'],
+  ['appliedMultiplier', 'applied_multiplier'],
+  ['betAmount', 'bet_amount'],
+  ['awardId', 'award_id'],
+  ['campaignId', 'campaign_id'],
+  ['isLastFreebet', 'is_last_freebet'],
+  ['isRetry', 'is_retry'],
+];
+
+// Columns a fresh attempt rewrites (the identity of the transaction, its keys, stays).
+const REWRITTEN = COLUMNS.map(([, c]) => c).filter((c) => !['provider_id', 'transaction_id', 'category', 'group_id'].includes(c));
+
+/**
+ * The idempotency claim, as ONE atomic statement: insert the transaction as PENDING, or take over
+ * an existing one that FAILED or whose PENDING attempt is older than the in-flight window, and in
+ * the same statement append the attempt to the audit log. It returns a row only to the one caller
+ * that won the claim; concurrent identical requests can never both reach the casino.
+ */
+export async function claimTransaction(db: Knex, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
+  const values = COLUMNS.map(([k]) => m[k]);
+  const placeholders = COLUMNS.map(() => '?').join(', ');
+  const sql = `
+    WITH claimed AS (
+      INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
+      VALUES (?, ${placeholders}, 'PENDING', ?, 1, now(), now(), now())
+      ON CONFLICT (provider_id, transaction_id) DO UPDATE SET
+        ${REWRITTEN.map((c) => `${c} = EXCLUDED.${c}`).join(', ')},
+        status = 'PENDING', request_fingerprint = EXCLUDED.request_fingerprint,
+        attempt = transactions.attempt + 1, claimed_at = now(), updated_at = now(),
+        balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
+      WHERE transactions.group_id = EXCLUDED.group_id
+        AND transactions.category = EXCLUDED.category
+        AND (transactions.status = 'FAILED'
+             OR (transactions.status = 'PENDING' AND transactions.claimed_at <= now() - make_interval(secs => ?)))
+      RETURNING id, attempt
+    )
+    INSERT INTO transaction_attempts (transaction_pk, attempt, request, started_at)
+    SELECT id, attempt, ?::json, now() FROM claimed
+    RETURNING transaction_pk AS pk, attempt`;
+  const result = await db.raw(sql, [newId(), ...values, fingerprint(request), inFlightSeconds, JSON.stringify(request)]);
+  const row = (result as { rows: Claim[] }).rows[0];
+  return row ?? null;
+}
+
+export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {
+  const row = await db('transactions')
+    .where({ provider_id: providerId, transaction_id: transactionId })
+    .first(
+      'id',
+      'status',
+      'category',
+      'group_id',
+      'player_id',
+      'balance',
+      'username',
+      db.raw('extract(epoch from (now() - claimed_at))::float8 AS age_seconds'),
+    );
+  if (!row) return null;
+  return {
+    pk: row.id,
+    status: row.status,
+    category: row.category,
+    groupId: row.group_id,
+    playerId: row.player_id,
+    balance: row.balance,
+    username: row.username,
+    ageSeconds: Number(row.age_seconds),
+  };
+}
+
+export interface CasinoOutcome {
+  casinoStatus?: number;
+  casinoBody?: string;
+}
+
+/** Records the casino's success on the transaction and its attempt, inside the caller's DB transaction. */
+export async function markSuccess(trx: Knex.Transaction, claim: Claim, balance: string, username: string | null, outcome: CasinoOutcome): Promise<void> {
+  await trx('transactions')
+    .where({ id: claim.pk, attempt: claim.attempt, status: 'PENDING' })
+    .update({ status: 'SUCCESS', balance, username, completed_at: trx.fn.now(), updated_at: trx.fn.now() });
+  await trx('transaction_attempts')
+    .where({ transaction_pk: claim.pk, attempt: claim.attempt })
+    .update({ outcome: 'SUCCESS', casino_status: outcome.casinoStatus ?? null, casino_body: outcome.casinoBody ?? null, finished_at: trx.fn.now() });
+}
+
+export async function markFailed(db: Knex, claim: Claim, errorCode: string, errorMessage: string, outcome: CasinoOutcome): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('transactions')
+      .where({ id: claim.pk, attempt: claim.attempt, status: 'PENDING' })
+      .update({ status: 'FAILED', error_code: errorCode, error_message: errorMessage, completed_at: trx.fn.now(), updated_at: trx.fn.now() });
+    await trx('transaction_attempts').where({ transaction_pk: claim.pk, attempt: claim.attempt }).update({
+      outcome: 'FAILED',
+      error_code: errorCode,
+      error_message: errorMessage,
+      casino_status: outcome.casinoStatus ?? null,
+      casino_body: outcome.casinoBody ?? null,
+      finished_at: trx.fn.now(),
+    });
+  });
+}
+
+function fingerprint(request: object): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+}

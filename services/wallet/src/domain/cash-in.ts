@@ -1,0 +1,105 @@
+import { AppError, money, toMoneyString } from '@relay/shared';
+import { settleRound } from '../data/rounds';
+import type { Account } from './balance';
+import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
+import { moveMoney, type MovementDeps } from './money-movement';
+import { resolveSession } from './session-access';
+
+export interface CashInRequest {
+  sessionId: string;
+  gameId: number;
+  currency: string;
+  roundId: string;
+  transactionId: string;
+  amount: number;
+  language?: string;
+  reason: CashInReason;
+  appliedMultiplier: number;
+  previousTransactionId?: string;
+  betAmount?: number;
+  awardId?: string;
+  campaignId?: string;
+  isLastFreebet?: boolean;
+  game?: { outcome?: string; settlementData?: Record<string, unknown>; meta?: Record<string, unknown> };
+}
+
+/**
+ * Credits the player (win, refund, or a zero-amount loss). A reason that settles a bet settles the
+ * round; a second settlement is recorded as a transaction while the round keeps its first one.
+ * The retry route is the same movement, flagged isRetry, resolving an expired session from the archive.
+ */
+export async function cashIn(deps: MovementDeps, callerGroupId: string, req: CashInRequest, isRetry: boolean): Promise<Account> {
+  const resolved = await resolveSession(deps, callerGroupId, req.sessionId, { gameId: req.gameId, currency: req.currency, fromArchive: isRetry });
+  const { session, casino, walletToken } = resolved;
+  if (!reasonAllowedFor(req.reason, casino)) {
+    throw new AppError('Bad Request', `reason ${req.reason} is not enabled for this casino`, { details: [{ path: 'reason', message: 'not enabled for this casino' }] });
+  }
+  const language = req.language ?? session.language;
+  const amount = toMoneyString(req.amount);
+  const betAmount = req.betAmount ?? 0;
+  const multiplier = money(req.appliedMultiplier).toFixed();
+  return moveMoney(deps, {
+    resolved,
+    operation: 'credit',
+    request: { ...req, isRetry },
+    record: {
+      providerId: session.providerId,
+      transactionId: req.transactionId,
+      previousTransactionId: req.previousTransactionId ?? null,
+      category: 'CASH_IN',
+      groupId: session.groupId,
+      gameId: session.gameId,
+      playerId: session.playerId,
+      sessionId: session.sessionId,
+      roundId: req.roundId,
+      amount,
+      currency: session.currency,
+      language,
+      reason: req.reason,
+      appliedMultiplier: multiplier,
+      betAmount: toMoneyString(betAmount),
+      awardId: req.awardId ?? null,
+      campaignId: req.campaignId ?? null,
+      isLastFreebet: req.isLastFreebet ?? null,
+      isRetry,
+    },
+    casinoBody: {
+      providerId: session.providerId,
+      playerId: session.playerId,
+      walletToken,
+      sessionId: session.sessionId,
+      gameId: session.gameId,
+      currency: session.currency,
+      roundId: req.roundId,
+      transactionId: req.transactionId,
+      amount: req.amount,
+      reason: req.reason,
+      appliedMultiplier: req.appliedMultiplier,
+      betAmount,
+      ...(req.previousTransactionId !== undefined ? { previousTransactionId: req.previousTransactionId } : {}),
+      ...(req.awardId !== undefined ? { awardId: req.awardId } : {}),
+      ...(req.campaignId !== undefined ? { campaignId: req.campaignId } : {}),
+      ...(req.isLastFreebet !== undefined ? { isLastFreebet: req.isLastFreebet } : {}),
+      isRetry,
+    },
+    onSuccess: async (trx) => {
+      if (!SETTLES_A_BET.has(req.reason)) return; // freebet and disconnect credits: a transaction only
+      const result = await settleRound(trx, {
+        providerId: session.providerId,
+        roundId: req.roundId,
+        groupId: session.groupId,
+        payoutAmount: amount,
+        appliedMultiplier: multiplier,
+        settleTransactionId: req.transactionId,
+        settleReason: req.reason,
+        outcome: req.game?.outcome ?? null,
+        settlementData: req.game?.settlementData,
+      });
+      if (result === 'ALREADY_SETTLED') {
+        deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already settled: credit recorded, round keeps its first settlement');
+      } else if (result === 'NO_ROUND') {
+        deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'credit for a round that has no open bet');
+      }
+    },
+  });
+}

@@ -1,0 +1,77 @@
+import { toMoneyString } from '@relay/shared';
+import { openRound } from '../data/rounds';
+import type { Account } from './balance';
+import { moveMoney, type MovementDeps } from './money-movement';
+import { resolveSession } from './session-access';
+
+export interface CashOutRequest {
+  sessionId: string;
+  gameId: number;
+  currency: string;
+  roundId: string;
+  transactionId: string;
+  amount: number;
+  language?: string;
+  game?: { gameData?: Record<string, unknown>; meta?: Record<string, unknown> };
+}
+
+/** Debits the bet and, once the casino accepts it, opens the round holding gameData unchanged. */
+export async function cashOut(deps: MovementDeps, callerGroupId: string, req: CashOutRequest): Promise<Account> {
+  const resolved = await resolveSession(deps, callerGroupId, req.sessionId, { gameId: req.gameId, currency: req.currency });
+  const { session, walletToken } = resolved;
+  const language = req.language ?? session.language;
+  const amount = toMoneyString(req.amount);
+  return moveMoney(deps, {
+    resolved,
+    operation: 'debit',
+    request: req,
+    record: {
+      providerId: session.providerId,
+      transactionId: req.transactionId,
+      previousTransactionId: null,
+      category: 'CASH_OUT',
+      groupId: session.groupId,
+      gameId: session.gameId,
+      playerId: session.playerId,
+      sessionId: session.sessionId,
+      roundId: req.roundId,
+      amount,
+      currency: session.currency,
+      language,
+      reason: null,
+      appliedMultiplier: null,
+      betAmount: amount,
+      awardId: null,
+      campaignId: null,
+      isLastFreebet: null,
+      isRetry: false,
+    },
+    casinoBody: {
+      providerId: session.providerId,
+      playerId: session.playerId,
+      walletToken,
+      sessionId: session.sessionId,
+      gameId: session.gameId,
+      currency: session.currency,
+      roundId: req.roundId,
+      transactionId: req.transactionId,
+      amount: req.amount,
+    },
+    onSuccess: async (trx) => {
+      const opened = await openRound(trx, {
+        providerId: session.providerId,
+        roundId: req.roundId,
+        groupId: session.groupId,
+        gameId: session.gameId,
+        playerId: session.playerId,
+        sessionId: session.sessionId,
+        currency: session.currency,
+        language,
+        betAmount: amount,
+        betTransactionId: req.transactionId,
+        gameData: req.game?.gameData,
+      });
+      if (!opened) deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already open: debit recorded, round left as it was');
+    },
+  });
+}

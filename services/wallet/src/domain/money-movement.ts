@@ -1,0 +1,70 @@
+import { AppError, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
+import { claimTransaction, findTransaction, markFailed, markSuccess, type MovementRecord } from '../data/transactions';
+import type { Account } from './balance';
+import type { ResolvedSession, SessionAccessDeps } from './session-access';
+
+export interface MovementDeps extends SessionAccessDeps {
+  db: Knex;
+  casinos: CasinoClient;
+  logger: Logger;
+  inFlightSeconds: number;
+}
+
+export interface Movement {
+  resolved: ResolvedSession;
+  record: MovementRecord;
+  /** The request as the game sent it, kept on the attempt's audit row. */
+  request: object;
+  operation: 'debit' | 'credit';
+  casinoBody: Record<string, unknown>;
+  /** Round bookkeeping of a successful movement, in the same database transaction as SUCCESS. */
+  onSuccess: (trx: Knex.Transaction) => Promise<void>;
+}
+
+const MAX_CLAIM_ROUNDS = 3;
+
+/**
+ * The idempotency state machine of the spec's Transaction table. The PENDING claim is durable
+ * before the casino is called; the casino's answer and the round it affects are written together.
+ * A crash at any point leaves a PENDING record that the same request resolves after the
+ * in-flight window, and the casino's own idempotency on transactionId makes that repeat safe.
+ */
+export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Account> {
+  const { record } = m;
+  for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+    const claim = await claimTransaction(deps.db, record, m.request, deps.inFlightSeconds);
+    if (claim) return attempt(deps, m, claim);
+
+    const existing = await findTransaction(deps.db, record.providerId, record.transactionId);
+    if (!existing) continue; // vanished between the two statements: claim again
+    if (existing.groupId !== record.groupId || existing.category !== record.category || existing.playerId !== record.playerId) {
+      throw new AppError('Bad Request', 'transactionId was already used for another movement; each movement needs a fresh transactionId');
+    }
+    if (existing.status === 'SUCCESS') {
+      deps.logger.info({ transactionId: record.transactionId }, 'replay of a successful transaction; casino not called');
+      return { id: existing.playerId, balance: toJsonNumber(existing.balance) ?? 0, username: existing.username ?? existing.playerId };
+    }
+    if (existing.status === 'PENDING' && existing.ageSeconds < deps.inFlightSeconds) {
+      const wait = Math.max(1, Math.ceil(deps.inFlightSeconds - existing.ageSeconds));
+      throw new AppError('TRANSACTION_IN_FLIGHT', 'An earlier attempt with this transactionId is still running', { headers: { 'Retry-After': String(wait) } });
+    }
+    // FAILED or abandoned in the meantime: claim again.
+  }
+  throw new AppError('TRANSACTION_IN_FLIGHT', 'This transactionId is contended; repeat the request', { headers: { 'Retry-After': '1' } });
+}
+
+async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; attempt: number }): Promise<Account> {
+  const { resolved, record } = m;
+  const answer = await deps.casinos.call(resolved.casino, m.operation, m.casinoBody);
+  if (!answer.ok) {
+    await markFailed(deps.db, claim, answer.error.code, answer.error.message, { casinoStatus: answer.casinoStatus, casinoBody: answer.casinoBody });
+    deps.logger.warn({ transactionId: record.transactionId, code: answer.error.code, attempt: claim.attempt }, `${m.operation} failed`);
+    throw answer.error;
+  }
+  const username = answer.username ?? resolved.session.username ?? resolved.session.playerId;
+  await deps.db.transaction(async (trx) => {
+    await markSuccess(trx, claim, toMoneyString(answer.balance), username, { casinoStatus: answer.status, casinoBody: answer.rawBody.slice(0, 2048) });
+    await m.onSuccess(trx);
+  });
+  return { id: resolved.session.playerId, balance: answer.balance, username };
+}

@@ -1,0 +1,49 @@
+import { AppError, type Casino, type Game, type Registry, type SecretBox, type SessionRecord, type SessionStore } from '@relay/shared';
+
+export interface ResolvedSession {
+  session: SessionRecord;
+  game: Game;
+  casino: Casino;
+  walletToken: string;
+}
+
+export interface SessionAccessDeps {
+  sessions: SessionStore;
+  registry: Registry;
+  secrets: SecretBox;
+}
+
+/**
+ * Every check a session-scoped call makes before anything reaches a casino, in the order of the
+ * spec's validation table. The session must exist (or, for the retry route, still be archived);
+ * its game must be registered and owned by the caller before anything about the session is
+ * compared, so another game provider learns nothing from the answer.
+ */
+export async function resolveSession(
+  deps: SessionAccessDeps,
+  callerGroupId: string,
+  sessionId: string,
+  expect: { gameId?: number; currency?: string; fromArchive?: boolean },
+): Promise<ResolvedSession> {
+  const session = expect.fromArchive ? await deps.sessions.getArchived(sessionId) : await deps.sessions.getLive(sessionId);
+  if (!session) throw new AppError('SESSION_EXPIRED', 'Session is unknown or expired');
+
+  const game = await deps.registry.game(session.gameId);
+  if (!game) throw new AppError('GAME_NOT_FOUND', 'Session references an unregistered game');
+  if (game.groupId !== callerGroupId || session.groupId !== callerGroupId) {
+    throw new AppError('GAME_NOT_OWNED_BY_GROUP', 'Game is registered to another game provider');
+  }
+  if (expect.gameId !== undefined && expect.gameId !== session.gameId) {
+    throw new AppError('SESSION_GAME_MISMATCH', 'Session was opened for another game');
+  }
+  if (expect.currency !== undefined && expect.currency.toUpperCase() !== session.currency.toUpperCase()) {
+    throw new AppError('SESSION_CURRENCY_MISMATCH', 'Currency is not the session currency');
+  }
+  if (game.status !== 'ACTIVE') throw new AppError('GAME_NOT_ACTIVE', 'Game is disabled');
+
+  const casino = await deps.registry.casino(session.providerId);
+  if (!casino) throw new AppError('PROVIDER_NOT_FOUND', 'Casino was removed');
+  if (casino.status !== 'ACTIVE') throw new AppError('PROVIDER_NOT_ACTIVE', 'Casino is disabled');
+
+  return { session, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
+}

@@ -1,0 +1,4 @@
+import { serviceMain } from '@relay/shared';
+import { startWallet } from './index';
+
+serviceMain('wallet', startWallet);
