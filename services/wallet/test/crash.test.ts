@@ -1,0 +1,63 @@
+import { startPlatform, type TestPlatform } from '../../../test/platform';
+import { startGameWorld, type GameWorld } from '../../../test/game';
+import { freePort, startServiceProcess, type ServiceProcess } from '../../../test/processes';
+import { applied, attempts, betBody, transactionRow } from './money-support';
+
+/**
+ * The wallet service as its own process, killed with SIGKILL while a debit waits on the casino.
+ * Uses the built service (`npm run build`, run by `npm test`).
+ */
+describe('wallet crash', () => {
+  let p: TestPlatform;
+  let g: GameWorld;
+  let port: number;
+  let wallet: ServiceProcess | null = null;
+  const env = () => ({ WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: '2', LOG_LEVEL: 'warn' });
+
+  beforeAll(async () => {
+    port = await freePort();
+    p = await startPlatform({ services: ['launcher', 'admin'], env: { WALLET_URL: `http://127.0.0.1:${port}` } });
+    g = await startGameWorld(p);
+  });
+  afterAll(async () => {
+    if (wallet && wallet.child.exitCode === null) wallet.child.kill('SIGKILL');
+    await p.stop();
+    await g.sandbox.close();
+  });
+
+  it('When the wallet is killed while a debit waits on the casino, then the record stays PENDING and the same request later completes it with one debit', async () => {
+    wallet = await startServiceProcess('services/wallet/dist/main.js', env(), `http://127.0.0.1:${port}/healthz`);
+    const pl = await g.launchPlayer({ balance: 100 });
+    const bet = betBody(g, pl, { amount: 10 });
+    // The casino applies the debit, then takes 3 s to answer: the wallet dies in between.
+    g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'debit' }, { kind: 'delay', ms: 3000, applyFirst: true }, 1);
+    const pending = g.call('POST', '/api/balance/cash-out', bet);
+    for (let i = 0; i < 50 && g.sandbox.countCalls({ transactionId: bet.transactionId }) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    wallet.child.kill('SIGKILL');
+    await wallet.exited;
+    const lost = await pending;
+    expect(lost.status).toBeGreaterThanOrEqual(500); // the game never heard an answer it could trust
+    expect(await transactionRow(p, g, bet.transactionId)).toMatchObject({ status: 'PENDING', completed_at: null });
+    expect(applied(g, bet.transactionId)).toBe(1); // the casino did move the money
+
+    wallet = await startServiceProcess('services/wallet/dist/main.js', env(), `http://127.0.0.1:${port}/healthz`);
+    // Inside the window the repeat is told to wait; after it, the abandoned attempt is taken over.
+    const early = await g.call('POST', '/api/balance/cash-out', bet);
+    expect(early.status).toBe(409);
+    await new Promise((r) => setTimeout(r, 2100));
+    const done = await g.call('POST', '/api/balance/cash-out', bet);
+    expect(done.status).toBe(200);
+    expect(done.body).toEqual({ id: pl.playerId, balance: 90, username: pl.playerId });
+    expect(applied(g, bet.transactionId)).toBe(1);
+    expect(g.sandbox.getPlayer(g.providerId, pl.playerId)!.balance).toBe(90);
+    expect(await transactionRow(p, g, bet.transactionId)).toMatchObject({ status: 'SUCCESS', attempt: 2 });
+    const audit = await attempts(p, g, bet.transactionId);
+    expect(audit.map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, null],
+      [2, 'SUCCESS'],
+    ]);
+    expect(await p.db.primary('rounds').where({ provider_id: g.providerId, round_id: bet.roundId }).first()).toMatchObject({ status: 'OPEN' });
+    wallet.child.kill('SIGTERM');
+    expect(await wallet.exited).toBe(0);
+  });
+});
