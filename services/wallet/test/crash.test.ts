@@ -12,7 +12,7 @@ describe('wallet crash', () => {
   let g: GameWorld;
   let port: number;
   let wallet: ServiceProcess | null = null;
-  const env = () => ({ WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: '2', LOG_LEVEL: 'warn' });
+  const env = () => ({ WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: '8', LOG_LEVEL: 'warn' });
 
   beforeAll(async () => {
     port = await freePort();
@@ -24,6 +24,8 @@ describe('wallet crash', () => {
     await p.stop();
     await g.sandbox.close();
   });
+
+  jest.setTimeout(60000);
 
   it('When the wallet is killed while a debit waits on the casino, then the record stays PENDING and the same request later completes it with one debit', async () => {
     wallet = await startServiceProcess('services/wallet/dist/main.js', env(), `http://127.0.0.1:${port}/healthz`);
@@ -44,7 +46,9 @@ describe('wallet crash', () => {
     // Inside the window the repeat is told to wait; after it, the abandoned attempt is taken over.
     const early = await g.call('POST', '/api/balance/cash-out', bet);
     expect(early.status).toBe(409);
-    await new Promise((r) => setTimeout(r, 2100));
+    const row = await transactionRow(p, g, bet.transactionId);
+    const windowEnds = new Date(row.claimed_at).getTime() + 8000;
+    await new Promise((r) => setTimeout(r, Math.max(0, windowEnds - Date.now()) + 200));
     const done = await g.call('POST', '/api/balance/cash-out', bet);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ id: pl.playerId, balance: 90, username: pl.playerId });

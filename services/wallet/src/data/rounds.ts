@@ -1,4 +1,5 @@
 import { newId, type Knex } from '@relay/shared';
+import { successCtes, type SuccessFacts } from './transactions';
 
 export interface OpenRound {
   providerId: string;
@@ -14,29 +15,39 @@ export interface OpenRound {
   gameData: unknown;
 }
 
-/** Opens the round of a successful debit; false when the roundId already exists (left as it was). */
-export async function openRound(trx: Knex.Transaction, r: OpenRound): Promise<boolean> {
-  const inserted = await trx('rounds')
-    .insert({
-      id: newId(),
-      provider_id: r.providerId,
-      round_id: r.roundId,
-      group_id: r.groupId,
-      game_id: r.gameId,
-      player_id: r.playerId,
-      session_id: r.sessionId,
-      currency: r.currency,
-      language: r.language,
-      status: 'OPEN',
-      bet_amount: r.betAmount,
-      bet_transaction_id: r.betTransactionId,
-      game_data: r.gameData === undefined ? null : JSON.stringify(r.gameData),
-      opened_at: trx.fn.now(),
-    })
-    .onConflict(['provider_id', 'round_id'])
-    .ignore()
-    .returning('id');
-  return inserted.length > 0;
+/**
+ * A successful debit: SUCCESS on the transaction and its attempt, and the round opened, in one
+ * statement. Returns false when the roundId already existed (that round is left as it was).
+ */
+export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound): Promise<boolean> {
+  const success = successCtes(s);
+  const result = await db.raw(
+    `WITH ${success.sql},
+      opened AS (
+        INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language,
+                            status, bet_amount, bet_transaction_id, game_data, opened_at, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?::json, now(), now(), now())
+        ON CONFLICT (provider_id, round_id) DO NOTHING
+        RETURNING id
+      )
+    SELECT (SELECT count(*) FROM opened)::int AS opened`,
+    [
+      ...success.bindings,
+      newId(),
+      r.providerId,
+      r.roundId,
+      r.groupId,
+      r.gameId,
+      r.playerId,
+      r.sessionId,
+      r.currency,
+      r.language,
+      r.betAmount,
+      r.betTransactionId,
+      r.gameData === undefined ? null : JSON.stringify(r.gameData),
+    ],
+  );
+  return (result as { rows: { opened: number }[] }).rows[0].opened > 0;
 }
 
 export interface Settlement {
@@ -51,25 +62,45 @@ export interface Settlement {
   settlementData: unknown;
 }
 
-export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'NO_ROUND';
+export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'NO_ROUND' | 'NOT_SETTLING';
 
-/** Settles an OPEN round; a settled round keeps its first settlement. */
-export async function settleRound(trx: Knex.Transaction, s: Settlement): Promise<SettleResult> {
-  const updated = await trx('rounds')
-    .where({ provider_id: s.providerId, round_id: s.roundId, group_id: s.groupId, status: 'OPEN' })
-    .update({
-      status: 'SETTLED',
-      payout_amount: s.payoutAmount,
-      applied_multiplier: s.appliedMultiplier,
-      settle_transaction_id: s.settleTransactionId,
-      settle_reason: s.settleReason,
-      outcome: s.outcome,
-      settlement_data: s.settlementData === undefined ? null : JSON.stringify(s.settlementData),
-      settled_at: trx.fn.now(),
-      updated_at: trx.fn.now(),
-    })
-    .returning('id');
-  if (updated.length > 0) return 'SETTLED';
-  const existing = await trx('rounds').where({ provider_id: s.providerId, round_id: s.roundId, group_id: s.groupId }).first('status');
-  return existing ? 'ALREADY_SETTLED' : 'NO_ROUND';
+/**
+ * A successful credit: SUCCESS on the transaction and its attempt and, for a reason that settles a
+ * bet, the OPEN round settled, in one statement. A settled round keeps its first settlement.
+ */
+export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Settlement | null): Promise<SettleResult> {
+  const success = successCtes(s);
+  if (!settle) {
+    await db.raw(`WITH ${success.sql} SELECT 1`, success.bindings);
+    return 'NOT_SETTLING';
+  }
+  const result = await db.raw(
+    `WITH ${success.sql},
+      settled AS (
+        UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
+               settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
+        WHERE provider_id = ? AND round_id = ? AND group_id = ? AND status = 'OPEN'
+        RETURNING id
+      )
+    SELECT (SELECT count(*) FROM settled)::int AS settled,
+           (SELECT count(*) FROM rounds WHERE provider_id = ? AND round_id = ? AND group_id = ?)::int AS existing`,
+    [
+      ...success.bindings,
+      settle.payoutAmount,
+      settle.appliedMultiplier,
+      settle.settleTransactionId,
+      settle.settleReason,
+      settle.outcome,
+      settle.settlementData === undefined ? null : JSON.stringify(settle.settlementData),
+      settle.providerId,
+      settle.roundId,
+      settle.groupId,
+      settle.providerId,
+      settle.roundId,
+      settle.groupId,
+    ],
+  );
+  const row = (result as { rows: { settled: number; existing: number }[] }).rows[0];
+  if (row.settled > 0) return 'SETTLED';
+  return row.existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
 }

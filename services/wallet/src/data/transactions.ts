@@ -131,30 +131,44 @@ export interface CasinoOutcome {
   casinoBody?: string;
 }
 
-/** Records the casino's success on the transaction and its attempt, inside the caller's DB transaction. */
-export async function markSuccess(trx: Knex.Transaction, claim: Claim, balance: string, username: string | null, outcome: CasinoOutcome): Promise<void> {
-  await trx('transactions')
-    .where({ id: claim.pk, attempt: claim.attempt, status: 'PENDING' })
-    .update({ status: 'SUCCESS', balance, username, completed_at: trx.fn.now(), updated_at: trx.fn.now() });
-  await trx('transaction_attempts')
-    .where({ transaction_pk: claim.pk, attempt: claim.attempt })
-    .update({ outcome: 'SUCCESS', casino_status: outcome.casinoStatus ?? null, casino_body: outcome.casinoBody ?? null, finished_at: trx.fn.now() });
+export interface SuccessFacts {
+  claim: Claim;
+  balance: string;
+  username: string | null;
+  casinoStatus: number;
+  casinoBody: string;
 }
 
+/**
+ * The first two parts of every success statement: the transaction becomes SUCCESS (only if this
+ * attempt still owns it) and its attempt row records the casino's answer. Callers add the round
+ * effect as a third data-modifying CTE, so the whole outcome commits atomically in one round trip.
+ */
+export function successCtes(s: SuccessFacts): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: `tx AS (
+        UPDATE transactions SET status = 'SUCCESS', balance = ?, username = ?, completed_at = now(), updated_at = now()
+        WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id
+      ),
+      att AS (
+        UPDATE transaction_attempts SET outcome = 'SUCCESS', casino_status = ?, casino_body = ?, finished_at = now()
+        WHERE transaction_pk = ? AND attempt = ? RETURNING attempt
+      )`,
+    bindings: [s.balance, s.username, s.claim.pk, s.claim.attempt, s.casinoStatus, s.casinoBody, s.claim.pk, s.claim.attempt],
+  };
+}
+
+/** Records the casino's failure on the transaction and its attempt, in one statement. */
 export async function markFailed(db: Knex, claim: Claim, errorCode: string, errorMessage: string, outcome: CasinoOutcome): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('transactions')
-      .where({ id: claim.pk, attempt: claim.attempt, status: 'PENDING' })
-      .update({ status: 'FAILED', error_code: errorCode, error_message: errorMessage, completed_at: trx.fn.now(), updated_at: trx.fn.now() });
-    await trx('transaction_attempts').where({ transaction_pk: claim.pk, attempt: claim.attempt }).update({
-      outcome: 'FAILED',
-      error_code: errorCode,
-      error_message: errorMessage,
-      casino_status: outcome.casinoStatus ?? null,
-      casino_body: outcome.casinoBody ?? null,
-      finished_at: trx.fn.now(),
-    });
-  });
+  await db.raw(
+    `WITH tx AS (
+        UPDATE transactions SET status = 'FAILED', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
+        WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id
+      )
+    UPDATE transaction_attempts SET outcome = 'FAILED', error_code = ?, error_message = ?, casino_status = ?, casino_body = ?, finished_at = now()
+    WHERE transaction_pk = ? AND attempt = ?`,
+    [errorCode, errorMessage, claim.pk, claim.attempt, errorCode, errorMessage, outcome.casinoStatus ?? null, outcome.casinoBody ?? null, claim.pk, claim.attempt],
+  );
 }
 
 function fingerprint(request: object): string {

@@ -1,5 +1,5 @@
 import { AppError, money, toMoneyString } from '@relay/shared';
-import { settleRound } from '../data/rounds';
+import { recordCreditSuccess } from '../data/rounds';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
 import { moveMoney, type MovementDeps } from './money-movement';
@@ -82,19 +82,26 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       ...(req.isLastFreebet !== undefined ? { isLastFreebet: req.isLastFreebet } : {}),
       isRetry,
     },
-    onSuccess: async (trx) => {
-      if (!SETTLES_A_BET.has(req.reason)) return; // freebet and disconnect credits: a transaction only
-      const result = await settleRound(trx, {
-        providerId: session.providerId,
-        roundId: req.roundId,
-        groupId: session.groupId,
-        payoutAmount: amount,
-        appliedMultiplier: multiplier,
-        settleTransactionId: req.transactionId,
-        settleReason: req.reason,
-        outcome: req.game?.outcome ?? null,
-        settlementData: req.game?.settlementData,
-      });
+    complete: async (success) => {
+      // Freebet and disconnect credits settle no bet: a transaction only.
+      const settles = SETTLES_A_BET.has(req.reason);
+      const result = await recordCreditSuccess(
+        deps.db,
+        success,
+        settles
+          ? {
+              providerId: session.providerId,
+              roundId: req.roundId,
+              groupId: session.groupId,
+              payoutAmount: amount,
+              appliedMultiplier: multiplier,
+              settleTransactionId: req.transactionId,
+              settleReason: req.reason,
+              outcome: req.game?.outcome ?? null,
+              settlementData: req.game?.settlementData,
+            }
+          : null,
+      );
       if (result === 'ALREADY_SETTLED') {
         deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already settled: credit recorded, round keeps its first settlement');
       } else if (result === 'NO_ROUND') {

@@ -1,5 +1,5 @@
 import { toMoneyString } from '@relay/shared';
-import { openRound } from '../data/rounds';
+import { recordDebitSuccess } from '../data/rounds';
 import type { Account } from './balance';
 import { moveMoney, type MovementDeps } from './money-movement';
 import { resolveSession } from './session-access';
@@ -57,8 +57,8 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
       transactionId: req.transactionId,
       amount: req.amount,
     },
-    onSuccess: async (trx) => {
-      const opened = await openRound(trx, {
+    complete: async (success) => {
+      const opened = await recordDebitSuccess(deps.db, success, {
         providerId: session.providerId,
         roundId: req.roundId,
         groupId: session.groupId,

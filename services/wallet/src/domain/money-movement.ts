@@ -1,5 +1,5 @@
 import { AppError, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
-import { claimTransaction, findTransaction, markFailed, markSuccess, type MovementRecord } from '../data/transactions';
+import { claimTransaction, findTransaction, markFailed, type MovementRecord, type SuccessFacts } from '../data/transactions';
 import type { Account } from './balance';
 import type { ResolvedSession, SessionAccessDeps } from './session-access';
 
@@ -17,8 +17,8 @@ export interface Movement {
   request: object;
   operation: 'debit' | 'credit';
   casinoBody: Record<string, unknown>;
-  /** Round bookkeeping of a successful movement, in the same database transaction as SUCCESS. */
-  onSuccess: (trx: Knex.Transaction) => Promise<void>;
+  /** Writes SUCCESS together with the movement's round effect, atomically. */
+  complete: (success: SuccessFacts) => Promise<void>;
 }
 
 const MAX_CLAIM_ROUNDS = 3;
@@ -62,9 +62,6 @@ async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; att
     throw answer.error;
   }
   const username = answer.username ?? resolved.session.username ?? resolved.session.playerId;
-  await deps.db.transaction(async (trx) => {
-    await markSuccess(trx, claim, toMoneyString(answer.balance), username, { casinoStatus: answer.status, casinoBody: answer.rawBody.slice(0, 2048) });
-    await m.onSuccess(trx);
-  });
+  await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody: answer.rawBody.slice(0, 2048) });
   return { id: resolved.session.playerId, balance: answer.balance, username };
 }
