@@ -1,0 +1,43 @@
+import { ConfigError, DEV_SECRETS, loadConfig } from './config';
+
+describe('configuration', () => {
+  it('When nothing is set, then every variable has its documented local default', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/relay',
+      databaseReadUrl: 'postgres://postgres@127.0.0.1:5432/relay',
+      REDIS_URL: 'redis://127.0.0.1:6379/0',
+      GATEWAY_PORT: 8080,
+      LAUNCHER_PORT: 8081,
+      ADMIN_PORT: 8085,
+      SESSION_TTL_SECONDS: 86400,
+      SESSION_ARCHIVE_DAYS: 60,
+      IN_FLIGHT_WINDOW_SECONDS: 60,
+      CASINO_TIMEOUT_MS: 10000,
+      RATE_LIMIT_PER_SECOND: 5000,
+      LOG_LEVEL: 'info',
+    });
+    expect(c.serviceUrls.wallet).toBe('http://127.0.0.1:8082');
+  });
+
+  it('When production runs with any default secret, then it refuses to start and names the variable', () => {
+    const strong = { ADMIN_TOKEN: 'a'.repeat(40), INTERNAL_AUTH_SECRET: 'b'.repeat(40), DATA_ENCRYPTION_KEY: 'c'.repeat(40) };
+    expect(() => loadConfig({ NODE_ENV: 'production', ...strong })).not.toThrow();
+    for (const name of Object.keys(DEV_SECRETS)) {
+      const env = { NODE_ENV: 'production', ...strong, [name]: undefined };
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(name);
+    }
+  });
+
+  it('When a value is malformed, then loading fails fast with every problem named', () => {
+    expect(() => loadConfig({ GATEWAY_PORT: 'eighty', CASINO_TIMEOUT_MS: '-1' })).toThrow(/GATEWAY_PORT.*CASINO_TIMEOUT_MS|CASINO_TIMEOUT_MS.*GATEWAY_PORT/);
+    expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN/);
+  });
+
+  it('When the read replica is set, then reporting reads go there and writes stay on the primary', () => {
+    const c = loadConfig({ DATABASE_READ_URL: 'postgres://reader@replica:5432/relay' });
+    expect(c.databaseReadUrl).toBe('postgres://reader@replica:5432/relay');
+    expect(c.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/relay');
+  });
+});
