@@ -1,0 +1,4 @@
+import { serviceMain } from '@relay/shared';
+import { startNotifier } from './index';
+
+serviceMain('notifier', startNotifier);

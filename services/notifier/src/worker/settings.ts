@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { ConfigError } from '@relay/shared';
+import { WORKER_DEFAULTS, type NotifierWorkerOptions } from '../worker-start';
+
+/** The worker's own tuning variables, on top of the platform's config (all optional). */
+const settingsSchema = z.object({
+  NOTIFIER_LOCK_DURATION_MS: z.coerce.number().int().min(500).default(WORKER_DEFAULTS.lockDurationMs),
+  NOTIFIER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(WORKER_DEFAULTS.stalledIntervalMs),
+  NOTIFIER_JOB_MAX_AGE_MS: z.coerce.number().int().min(1000).default(WORKER_DEFAULTS.maxJobAgeMs),
+});
+
+export function loadWorkerSettings(env: NodeJS.ProcessEnv = process.env): NotifierWorkerOptions {
+  const parsed = settingsSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return {
+    lockDurationMs: parsed.data.NOTIFIER_LOCK_DURATION_MS,
+    stalledIntervalMs: parsed.data.NOTIFIER_STALLED_INTERVAL_MS,
+    maxJobAgeMs: parsed.data.NOTIFIER_JOB_MAX_AGE_MS,
+  };
+}
