@@ -53,6 +53,8 @@ export interface TestPlatform {
 export interface PlatformOptions {
   env?: Record<string, string>;
   services?: InnerService[];
+  /** Runs a notifier worker in this process too (default: when the notifier is started). */
+  notifierWorker?: boolean;
 }
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<TestPlatform> {
@@ -82,6 +84,16 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
     urls[`${name.toUpperCase()}_URL`] = server.url;
   }
   const config = loadConfig({ ...env, ...urls });
+  if (options.notifierWorker ?? wanted.includes('notifier')) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { startNotifierWorker } = require('../services/notifier/src');
+    const rt = await createRuntime('notifier', config);
+    const worker = await startNotifierWorker(rt);
+    closers.unshift(async () => {
+      await worker.close();
+      await closeRuntime(rt);
+    });
+  }
   const gateway = await startOne('gateway', config);
   const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: 4, name: 'test' });
   const redis = createRedis(config.REDIS_URL, 'client');

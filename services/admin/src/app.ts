@@ -13,7 +13,6 @@ import { casinoGameRoutes } from './routes/casinoGames';
 export function createAdminApp(rt: Runtime): Express {
   const deps: AdminDeps = { db: rt.db.primary, secrets: rt.secrets, publishChange: changePublisher(rt.bus, rt.logger) };
   const admin = Router();
-  admin.use(requireIdentity(rt.verifier, ['admin']));
   admin.use(casinoRoutes(deps));
   admin.use(casinoGameRoutes(deps));
   admin.use(gameProviderRoutes(deps));
@@ -22,6 +21,10 @@ export function createAdminApp(rt: Runtime): Express {
     logger: rt.logger,
     metrics: rt.metrics,
     health: healthRouter(standardChecks(rt), rt.metrics, rt.isStopping),
-    routes: (app) => app.use('/admin/v1', admin),
+    routes: (app) => {
+      // Identity first, for every path: a request that skipped the gateway learns nothing, not even a 404.
+      app.use(requireIdentity(rt.verifier, ['admin']));
+      app.use('/admin/v1', admin);
+    },
   });
 }

@@ -32,7 +32,7 @@ export interface Testbed {
 export async function startTestbed(name: string, env: Record<string, string> = {}): Promise<Testbed> {
   const fullEnv = { ...env, REDIS_KEY_PREFIX: `${process.env.REDIS_KEY_PREFIX ?? 'test'}_${name}` };
   const sandbox = await startCasinoSandbox({ walletSecret: SANDBOX_SECRET });
-  const platform = await startPlatform({ env: fullEnv });
+  const platform = await startPlatform({ env: fullEnv, notifierWorker: false });
   const world = await provisionWorld(platform, { walletUrl: sandbox.walletUrl });
   sandbox.setSecret(world.providerId, world.walletSecret);
   const workers: { worker: NotifierWorker; rt: Runtime }[] = [];
