@@ -43,6 +43,10 @@ export async function openLaunchToken(
   const walletToken = str('walletToken');
   if (!providerId || !playerId || !walletToken) throw invalid('providerId, playerId and walletToken are required');
   if (providerId !== expected.providerId) throw invalid('providerId does not match');
+  // PostgreSQL text cannot hold NUL: a session or a spent jti with one could never be stored.
+  for (const name of ['playerId', 'username', 'jti']) {
+    if (typeof payload[name] === 'string' && (payload[name] as string).includes('\u0000')) throw invalid(`${name} is not valid text`);
+  }
   if (playerId.includes(':') || playerId.length > 200) throw invalid('playerId is not a valid identifier');
   if (payload.currency !== undefined && (typeof payload.currency !== 'string' || payload.currency.toUpperCase() !== expected.currency.toUpperCase())) {
     throw invalid('currency does not match');

@@ -8,8 +8,8 @@ export interface LaunchRequest {
   gameId: number;
   currency: string;
   language: string;
-  /** The whole launch query, in order, for forwarding. */
-  query: URLSearchParams;
+  /** The launch query string exactly as received (without '?'), for forwarding verbatim. */
+  rawQuery: string;
 }
 
 export interface LaunchDeps {
@@ -66,5 +66,5 @@ export async function launch(deps: LaunchDeps, req: LaunchRequest): Promise<stri
   await deps.sessions.cache(session);
 
   const publicKey = game.launchPublicKeyPem ? await importLaunchPublicKey(game.launchPublicKeyPem) : null;
-  return buildRedirect(game.frontendUrl, req.query, session.sessionId, publicKey);
+  return buildRedirect(game.frontendUrl, req.rawQuery, session.sessionId, publicKey);
 }

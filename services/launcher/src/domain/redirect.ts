@@ -8,31 +8,37 @@ import { CompactEncrypt, importSPKI, type KeyLike } from 'jose';
  */
 export async function buildRedirect(
   frontendUrl: string,
-  launchQuery: URLSearchParams,
+  rawLaunchQuery: string,
   sessionId: string,
   publicKey: KeyLike | null,
 ): Promise<string> {
   const target = new URL(frontendUrl);
   const own = new Set(target.searchParams.keys());
-  const reserved = new Set(['token', 'sessionId', ...(publicKey ? ['payload'] : [])]);
-  const forwarded = new URLSearchParams();
-  for (const [name, value] of launchQuery) {
-    if (reserved.has(name) || own.has(name)) continue;
-    forwarded.append(name, value);
-  }
-  target.searchParams.set('sessionId', sessionId);
+  const relayNames = new Set(['sessionId', ...(publicKey ? ['payload'] : [])]);
+  const reserved = new Set(['token', ...relayNames]);
+  // Raw `name=value` pieces, exactly as written: decoding and re-encoding would turn %20 into '+'
+  // and ~ into %7E, which a frontend reading values with decodeURIComponent sees as other values.
+  const forwarded = queryPieces(rawLaunchQuery).filter((piece) => !reserved.has(pieceName(piece)) && !own.has(pieceName(piece)));
+  const clear = [...queryPieces(target.search.slice(1)).filter((piece) => !relayNames.has(pieceName(piece))), `sessionId=${encodeURIComponent(sessionId)}`];
   if (!publicKey) {
-    for (const [name, value] of forwarded) target.searchParams.append(name, value);
-    return target.toString();
-  }
-  const plaintext = forwarded.toString();
-  if (plaintext.length > 0) {
-    const jwe = await new CompactEncrypt(new TextEncoder().encode(plaintext))
+    clear.push(...forwarded);
+  } else if (forwarded.length > 0) {
+    const jwe = await new CompactEncrypt(new TextEncoder().encode(forwarded.join('&')))
       .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'application/x-www-form-urlencoded' })
       .encrypt(publicKey);
-    target.searchParams.set('payload', jwe);
+    clear.push(`payload=${jwe}`);
   }
+  target.search = clear.join('&');
   return target.toString();
+}
+
+function queryPieces(rawQuery: string): string[] {
+  return rawQuery.split('&').filter((piece) => piece !== '');
+}
+
+/** The decoded name of one `name=value` piece, as a frontend's URLSearchParams reads it. */
+function pieceName(piece: string): string {
+  return new URLSearchParams(piece).keys().next().value ?? '';
 }
 
 const keyCache = new Map<string, Promise<KeyLike>>();

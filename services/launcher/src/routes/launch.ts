@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { badRequest, handler } from '@relay/shared';
 import { launch, type LaunchDeps } from '../domain/launch';
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+/** PostgreSQL text cannot hold NUL, and no launch parameter has a use for control characters. */
+const printable = (v: string) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+const text = (max: number) => z.string().trim().min(1).max(max).refine(printable, 'must not contain control characters');
 
 const launchQuery = z.object({
   token: z.string().min(1).max(8192),
@@ -34,7 +36,7 @@ export function launchRoutes(deps: LaunchDeps): Router {
         throw badRequest('Launch parameters are missing or malformed', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
       }
       const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
-      const location = await launch(deps, { ...parsed.data, query: new URLSearchParams(rawQuery) });
+      const location = await launch(deps, { ...parsed.data, rawQuery });
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(302, location);
     }),

@@ -25,6 +25,8 @@ export async function resolveSession(
   sessionId: string,
   expect: { gameId?: number; currency?: string; fromArchive?: boolean },
 ): Promise<ResolvedSession> {
+  // PostgreSQL text cannot hold NUL, so no session has such an id: unknown, not a failed query.
+  if (sessionId.includes('\u0000')) throw new AppError('SESSION_EXPIRED', 'Session is unknown or expired');
   const session = expect.fromArchive ? await deps.sessions.getArchived(sessionId) : await deps.sessions.getLive(sessionId);
   if (!session) throw new AppError('SESSION_EXPIRED', 'Session is unknown or expired');
 
