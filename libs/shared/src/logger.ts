@@ -50,6 +50,24 @@ export function createLogger(options: { service: string; level?: string; destina
         };
       },
     },
-    options.destination,
+    options.destination ?? bufferedStdout(),
   );
+}
+
+/**
+ * Log lines are buffered and written in batches: at most every 200 ms or per 8 KiB, instead of
+ * one write(2) per line, which the first benchmark profile showed as the largest CPU cost of a
+ * request in the gateway. Buffered lines are flushed on exit (pino registers that).
+ */
+function bufferedStdout(): pino.DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
+  const timer = setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // a flush while another write is in progress is retried on the next tick of the timer
+    }
+  }, 200);
+  timer.unref();
+  return stream;
 }

@@ -53,6 +53,13 @@ function fromRow(row: SessionRow): SessionRecord {
  * SESSION_ARCHIVE_DAYS. Nothing ever extends a session.
  */
 export class SessionStore {
+  /**
+   * A session never changes after launch and expires at a fixed instant, so a process may keep it
+   * in memory until then: the hot path then needs no network round trip at all.
+   */
+  private readonly local = new Map<string, SessionRecord>();
+  private static readonly LOCAL_MAX = 100_000;
+
   constructor(
     private readonly db: Knex,
     private readonly redis: Redis,
@@ -96,6 +103,29 @@ export class SessionStore {
 
   /** A live (unexpired) session, or null. */
   async getLive(sessionId: string): Promise<SessionRecord | null> {
+    const known = this.local.get(sessionId);
+    if (known) {
+      if (new Date(known.expiresAt).getTime() > Date.now()) return known;
+      this.local.delete(sessionId);
+      return null;
+    }
+    const found = await this.fetchLive(sessionId);
+    if (found) this.remember(found);
+    return found;
+  }
+
+  private remember(s: SessionRecord): void {
+    if (this.local.size >= SessionStore.LOCAL_MAX) {
+      // Oldest first: Map keeps insertion order.
+      for (const key of this.local.keys()) {
+        this.local.delete(key);
+        if (this.local.size < SessionStore.LOCAL_MAX * 0.9) break;
+      }
+    }
+    this.local.set(s.sessionId, s);
+  }
+
+  private async fetchLive(sessionId: string): Promise<SessionRecord | null> {
     let cached: string | null = null;
     try {
       cached = await this.redis.get(this.key(sessionId));

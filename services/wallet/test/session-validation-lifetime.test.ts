@@ -105,8 +105,11 @@ describe('Session lifetime', () => {
     const pl = await g.launchPlayer();
     const b = bet(pl);
     expect((await g.call('POST', '/api/balance/cash-out', b)).status).toBe(200);
-    await p.db.primary('sessions').where({ session_id: pl.sessionId }).update({ expires_at: new Date(Date.now() - 60_000), archive_until: new Date(Date.now() - 1000) });
-    await p.redis.del(`${p.config.REDIS_KEY_PREFIX}:session:${pl.sessionId}`);
+    // Sessions cannot end early (services may hold them until expiresAt): let it expire for real,
+    // then move its archive window into the past.
+    const { expires_at: expiresAt } = await p.db.primary('sessions').where({ session_id: pl.sessionId }).first('expires_at');
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now()) + 300));
+    await p.db.primary('sessions').where({ session_id: pl.sessionId }).update({ archive_until: new Date(Date.now() - 1000) });
     const retry = await g.call('POST', '/api/balance/cash-in/retry', settle(pl, b));
     expect(retry.status).toBe(403);
     expect(retry.body.error).toBe('SESSION_EXPIRED');

@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Pool } from 'undici';
+
+/** Shared pieces of the benchmarks: real processes, an open-loop load generator, percentiles. */
+export const ROOT = path.resolve(__dirname, '../../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function startProcess(script: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return child;
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const t = setTimeout(() => child.kill('SIGKILL'), 20000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export async function waitFor(url: string, timeoutMs = 60000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not become ready`);
+}
+
+export interface Sample {
+  ms: number;
+  status: number;
+}
+
+export interface Summary {
+  calls: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+}
+
+export function summarize(samples: Sample[], seconds: number, okStatuses = [200]): Summary {
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const pick = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0);
+  return {
+    calls: samples.length,
+    seconds,
+    perSecond: Math.round(samples.length / seconds),
+    p50: round(pick(0.5)),
+    p99: round(pick(0.99)),
+    max: round(sorted[sorted.length - 1] ?? 0),
+    errors: samples.filter((s) => !okStatuses.includes(s.status)).length,
+  };
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+export async function timedPost(pool: Pool, pathname: string, body: unknown, headers: Record<string, string>): Promise<Sample> {
+  const started = process.hrtime.bigint();
+  try {
+    const res = await pool.request({ method: 'POST', path: pathname, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    await res.body.dump();
+    return { ms: Number(process.hrtime.bigint() - started) / 1e6, status: res.statusCode };
+  } catch {
+    return { ms: Number(process.hrtime.bigint() - started) / 1e6, status: 0 };
+  }
+}
+
+/**
+ * Open-loop load: starts `unit` every 1/rate seconds for `seconds`, whatever the latency (so slow
+ * answers show up as latency, not as a lower offered rate); or closed-loop with `concurrency`
+ * workers back to back (saturation).
+ */
+export async function fixedRate(ratePerSecond: number, seconds: number, unit: () => Promise<Sample[]>): Promise<{ samples: Sample[]; seconds: number }> {
+  const samples: Sample[] = [];
+  const inflight: Promise<void>[] = [];
+  const start = process.hrtime.bigint();
+  const total = Math.round(ratePerSecond * seconds);
+  for (let i = 0; i < total; i++) {
+    const due = Number(start) / 1e6 + (i * 1000) / ratePerSecond;
+    const wait = due - Number(process.hrtime.bigint()) / 1e6;
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(unit().then((s) => void samples.push(...s)));
+  }
+  await Promise.all(inflight);
+  // Achieved rate: over the time until the last answer, so a backlog lowers it.
+  return { samples, seconds: Number(process.hrtime.bigint() - start) / 1e9 };
+}
+
+export async function saturate(concurrency: number, seconds: number, unit: () => Promise<Sample[]>): Promise<{ samples: Sample[]; seconds: number }> {
+  const samples: Sample[] = [];
+  const started = Date.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) samples.push(...(await unit()));
+    }),
+  );
+  return { samples, seconds: (Date.now() - started) / 1000 };
+}
+
+export function machine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  return `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}

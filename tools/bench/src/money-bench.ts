@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { dropDatabase, signCasinoRequest } from '@relay/shared';
+import { createLaunchToken } from '@relay/casino-sandbox';
+import { fixedRate, freePort, machine, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
+
+/**
+ * Cash-out + cash-in pairs through the gateway (every service in its own process, as `npm start`
+ * runs them) against the sandbox casino in its own process, beside the same pairs sent straight to
+ * the sandbox, on this one machine. Fixed arrival rates show latency; saturation shows throughput.
+ */
+const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PLAYERS = 200;
+
+interface Player {
+  playerId: string;
+  walletToken: string;
+  sessionId: string;
+}
+
+export async function runMoneyBench(): Promise<string> {
+  const run = `${Date.now()}_${randomBytes(2).toString('hex')}`;
+  // BENCH_PG_SOCKET=1: reach PostgreSQL over its Unix socket instead of loopback TCP.
+  const dbUrl = process.env.BENCH_PG_SOCKET === '1' ? `postgres://postgres@localhost/relay_bench_money_${run}?host=/var/run/postgresql` : `postgres://postgres@127.0.0.1:5432/relay_bench_money_${run}`;
+  const [gw, launcher, wallet, reporting, notifier, admin, sandboxPort] = await Promise.all(Array.from({ length: 7 }, freePort));
+  const adminToken = 'bench-admin-token-0123456789';
+  const sandbox = startProcess('tools/casino-sandbox/dist/main.js', { SANDBOX_PORT: String(sandboxPort), SANDBOX_QUIET: '1' });
+  const platform = startProcess('tools/platform/dist/start.js', {
+    DATABASE_URL: dbUrl,
+    REDIS_KEY_PREFIX: `bench_${run}`,
+    GATEWAY_PORT: String(gw),
+    GATEWAY_HOST: '127.0.0.1',
+    LAUNCHER_PORT: String(launcher),
+    WALLET_PORT: String(wallet),
+    REPORTING_PORT: String(reporting),
+    NOTIFIER_PORT: String(notifier),
+    ADMIN_PORT: String(admin),
+    ADMIN_TOKEN: adminToken,
+    RATE_LIMIT_PER_SECOND: '0',
+    LOG_LEVEL: 'info',
+  });
+  const base = `http://127.0.0.1:${gw}`;
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  try {
+    await waitFor(`${sandboxUrl}/_control/ledger`);
+    await waitFor(`${base}/readyz`, 120000);
+    const world = await provision(base, adminToken, sandboxUrl);
+    const players = await launchPlayers(base, sandboxUrl, world);
+
+    const gatewayPool = new Pool(base, { connections: 128, pipelining: 1 });
+    const sandboxPool = new Pool(sandboxUrl, { connections: 128, pipelining: 1 });
+    const auth = { authorization: `Bearer ${world.providerToken}` };
+    let n = 0;
+    const next = () => players[n++ % players.length];
+
+    const viaGateway = async (): Promise<Sample[]> => {
+      const pl = next();
+      const id = `${run}-${n}`;
+      const common = { sessionId: pl.sessionId, gameId: world.gameId, currency: 'EUR', roundId: `r-${id}` };
+      const out = await timedPost(gatewayPool, '/api/balance/cash-out', { ...common, transactionId: `b-${id}`, amount: 1 }, auth);
+      const inn = await timedPost(gatewayPool, '/api/balance/cash-in', { ...common, transactionId: `w-${id}`, amount: 1.5, reason: 'NORMAL_WIN', appliedMultiplier: 1.5, previousTransactionId: `b-${id}`, betAmount: 1 }, auth);
+      return [out, inn];
+    };
+    const direct = async (): Promise<Sample[]> => {
+      const pl = next();
+      const id = `${run}-d${n}`;
+      const common = { providerId: world.providerId, playerId: pl.playerId, walletToken: pl.walletToken, sessionId: pl.sessionId, gameId: world.gameId, currency: 'EUR', roundId: `r-${id}` };
+      const signed = (op: string, body: object) => {
+        const text = JSON.stringify(body);
+        const ts = Math.floor(Date.now() / 1000).toString();
+        return timedPost(sandboxPool, `/wallet/${op}`, JSON.parse(text), { 'x-relay-timestamp': ts, 'x-relay-signature': signCasinoRequest(world.walletSecret, ts, text) });
+      };
+      const out = await signed('debit', { ...common, transactionId: `b-${id}`, amount: 1 });
+      const inn = await signed('credit', { ...common, transactionId: `w-${id}`, amount: 1.5, reason: 'NORMAL_WIN', appliedMultiplier: 1.5, betAmount: 1, previousTransactionId: `b-${id}`, isRetry: false });
+      return [out, inn];
+    };
+
+    await fixedRate(200, 5, viaGateway); // warm-up: JIT, pools, caches
+    console.error('warm-up done');
+    const rows: [string, string, Summary][] = [];
+    // BENCH_ONLY=saturation runs just the relay saturation phase (for profiling).
+    const onlySaturation = process.env.BENCH_ONLY === 'saturation';
+    for (const callsPerSecond of onlySaturation ? [] : [500, 1500]) {
+      const d = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, direct);
+      rows.push(['sandbox direct', `${callsPerSecond} calls/s offered`, summarize(d.samples, d.seconds)]);
+      const r = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, viaGateway);
+      rows.push(['through the relay', `${callsPerSecond} calls/s offered`, summarize(r.samples, r.seconds)]);
+    }
+    if (!onlySaturation) {
+      const satDirect = await saturate(64, PHASE_SECONDS, direct);
+      rows.push(['sandbox direct', 'saturation, 64 in flight', summarize(satDirect.samples, satDirect.seconds)]);
+    }
+    const satRelay = await saturate(64, PHASE_SECONDS, viaGateway);
+    rows.push(['through the relay', 'saturation, 64 in flight', summarize(satRelay.samples, satRelay.seconds)]);
+    await gatewayPool.close();
+    await sandboxPool.close();
+    return report(rows);
+  } finally {
+    await stopProcess(platform);
+    await stopProcess(sandbox);
+    await dropDatabase(dbUrl).catch(() => undefined);
+  }
+}
+
+async function call(method: string, url: string, token: string, body?: unknown): Promise<any> {
+  const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function provision(base: string, adminToken: string, sandboxUrl: string) {
+  const groupId = 'bench-studio';
+  const providerId = 'bench-casino';
+  const gameId = 4242;
+  const walletSecret = randomBytes(24).toString('base64url');
+  await call('PUT', `${base}/admin/v1/game-providers/${groupId}`, adminToken, { name: 'Bench Studio' });
+  const token = (await call('POST', `${base}/admin/v1/game-providers/${groupId}/tokens`, adminToken)).data.token as string;
+  await call('PUT', `${base}/admin/v1/games/${gameId}`, adminToken, { name: 'Bench Crash', groupId, frontendUrl: 'https://game.example.com/' });
+  const casino = (await call('PUT', `${base}/admin/v1/casinos/${providerId}`, adminToken, { name: 'Bench Casino', walletUrl: `${sandboxUrl}/wallet`, walletSecret })).data;
+  await call('POST', `${sandboxUrl}/_control/secrets`, '', { providerId, secret: walletSecret });
+  return { groupId, providerId, gameId, walletSecret, launchKey: casino.launchKey as string, providerToken: token };
+}
+
+async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<ReturnType<typeof provision>>): Promise<Player[]> {
+  const players: Player[] = [];
+  for (let i = 0; i < PLAYERS; i++) {
+    const playerId = `p${i}`;
+    const walletToken = randomBytes(16).toString('hex');
+    await call('POST', `${sandboxUrl}/_control/players`, '', { providerId: world.providerId, playerId, walletToken, balance: 1_000_000_000 });
+    const token = await createLaunchToken({ launchKey: world.launchKey, providerId: world.providerId, playerId, walletToken });
+    const q = new URLSearchParams({ token, providerId: world.providerId, gameId: String(world.gameId), currency: 'EUR', language: 'en' });
+    const res = await fetch(`${base}/launch?${q}`, { redirect: 'manual' });
+    const sessionId = new URL(res.headers.get('location') ?? 'http://x/').searchParams.get('sessionId');
+    if (!sessionId) throw new Error(`launch failed: ${res.status}`);
+    players.push({ playerId, walletToken, sessionId });
+  }
+  return players;
+}
+
+function report(rows: [string, string, Summary][]): string {
+  const lines = [
+    '## Money calls: cash-out + cash-in pairs',
+    '',
+    `Measured ${new Date().toISOString()} on ${machine()}. Everything on this one machine: PostgreSQL, Redis, the six`,
+    'platform processes (gateway, launcher, wallet, reporting, notifier API, admin, notifier worker), the sandbox casino',
+    `process and the load generator. ${PHASE_SECONDS} s per phase; a pair is a cash-out then a cash-in of the same round,`,
+    'each a separate call; latency is per call, as the game sees it. "sandbox direct" sends the same signed debit/credit',
+    'pairs straight to the sandbox casino, to show what the casino side alone costs on this machine.',
+    '',
+    '| target | load | calls | calls/s | p50 ms | p99 ms | max ms | non-200 |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(([target, load, s]) => `| ${target} | ${load} | ${s.calls} | ${s.perSecond} | ${s.p50} | ${s.p99} | ${s.max} | ${s.errors} |`),
+    '',
+    'Targets (issue 4): 1,500 money calls per second sustained; p99 under 25 ms at 500 calls per second.',
+  ];
+  return lines.join('\n');
+}
+
+if (require.main === module) {
+  runMoneyBench().then(
+    (md) => {
+      const dir = path.join(ROOT, 'tools/bench/results');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, 'money.md'), `${md}\n`);
+      console.log(md);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './harness';
+
+/**
+ * `npm run bench`: runs each benchmark in its own process (each starts the platform it measures),
+ * then writes BENCHMARKS.md from their result sections. The reporting benchmark needs its 5-million
+ * row seed first and runs only with BENCH_REPORTING=1; its last figures are kept otherwise.
+ */
+const RESULTS = path.join(ROOT, 'tools/bench/results');
+const BENCHES: { name: string; script: string; when?: () => boolean }[] = [
+  { name: 'money', script: 'money-bench.js' },
+  { name: 'round-ended', script: 'round-ended-bench.js' },
+  { name: 'reporting', script: 'reporting-bench.js', when: () => process.env.BENCH_REPORTING === '1' },
+];
+
+let failed = false;
+const only = process.argv.slice(2);
+for (const bench of BENCHES) {
+  if (only.length && !only.includes(bench.name)) continue;
+  if (bench.when && !bench.when()) continue;
+  console.error(`== ${bench.name}`);
+  const result = spawnSync(process.execPath, [path.join(__dirname, bench.script)], { stdio: 'inherit', env: process.env });
+  if (result.status !== 0) {
+    console.error(`${bench.name} benchmark failed (exit ${result.status})`);
+    failed = true;
+  }
+}
+
+const sections = ['money', 'round-ended', 'reporting']
+  .map((name) => path.join(RESULTS, `${name}.md`))
+  .filter((file) => existsSync(file))
+  .map((file) => readFileSync(file, 'utf8').trim());
+writeFileSync(
+  path.join(ROOT, 'BENCHMARKS.md'),
+  ['# Benchmarks', '', 'Written by `npm run bench` from `tools/bench/results/`; each section says when and on what it was measured.', '', ...sections.flatMap((s) => [s, ''])].join('\n'),
+);
+process.exit(failed ? 1 : 0);
