@@ -81,6 +81,33 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   };
 }
 
+/**
+ * PostgreSQL text cannot hold NUL, and no identifier or label of the spec needs a control
+ * character: refuse them anywhere in the query or body up front (400), rather than deep in a
+ * write. Iterative, so a deeply nested body cannot exhaust the stack.
+ */
+export const refuseControlCharacters: RequestHandler = (req, _res, next) => {
+  const stack: unknown[] = [req.query, req.body];
+  let visited = 0;
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (++visited > 100_000) return next(badRequestError('Request is too complex'));
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return next(badRequestError('Request contains a NUL character'));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+        if (key.includes('\u0000')) return next(badRequestError('Request contains a NUL character'));
+        stack.push(child);
+      }
+    }
+  }
+  next();
+};
+
+function badRequestError(message: string): AppError {
+  return new AppError('Bad Request', message);
+}
+
 export const notFound: RequestHandler = (_req, _res, next) => next(new AppError('NOT_FOUND', 'No such route'));
 
 export interface ServiceAppOptions {
@@ -103,6 +130,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.use(requestContext(opts.logger, opts.metrics));
   app.use(opts.health);
   if (opts.parseJson !== false) app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(refuseControlCharacters);
   opts.routes(app);
   app.use(notFound);
   app.use(errorMiddleware(opts.logger));

@@ -108,6 +108,10 @@ describe('money route errors', () => {
       ['a betAmount with 3 decimals', '/api/balance/cash-in', () => ({ ...win(), betAmount: 1.001 })],
       ['a missing reason on retry', '/api/balance/cash-in/retry', () => ({ ...win(), reason: undefined })],
       ['an array body', '/api/balance/cash-in', () => [win()] as unknown as Record<string, unknown>],
+      ['a NUL in transactionId', '/api/balance/cash-out', () => ({ ...bet(), transactionId: 'a\u0000b' })],
+      ['a NUL in language', '/api/balance/cash-out', () => ({ ...bet(), language: 'e\u0000n' })],
+      ['a NUL in a gameData key', '/api/balance/cash-out', () => ({ ...bet(), game: { gameData: { 'k\u0000': 1 } } })],
+      ['a NUL deep inside gameData', '/api/balance/cash-out', () => ({ ...bet(), game: { gameData: JSON.parse('{"a":'.repeat(500) + '"x\\u0000"' + '}'.repeat(500)) } })],
     ];
     it.each(cases)('When the body has %s', async (_what, path, body) => {
       const calls = g.sandbox.countCalls({ providerId: g.providerId });
