@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from './migrations';
@@ -81,4 +82,29 @@ export async function migrateToLatest(url: string): Promise<string[]> {
 /** True when the error is PostgreSQL's unique violation. */
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string })?.code === '23505';
+}
+
+const preparedText = new Map<string, { name: string; text: string }>();
+
+/**
+ * Runs a hot-path statement as a named prepared statement: PostgreSQL parses and plans it once
+ * per connection instead of on every call (the money statements are large CTEs). Placeholders are
+ * knex-style `?`; the statements using this contain no other question marks.
+ */
+export async function runPrepared<R = Record<string, unknown>>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<{ rows: R[]; rowCount: number }> {
+  let prepared = preparedText.get(sql);
+  if (!prepared) {
+    let i = 0;
+    const text = sql.replace(/\?/g, () => `$${++i}`);
+    prepared = { name: `relay_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+    preparedText.set(sql, prepared);
+  }
+  const client = db.client as { acquireConnection(): Promise<pg.PoolClient>; releaseConnection(c: pg.PoolClient): Promise<void> };
+  const connection = await client.acquireConnection();
+  try {
+    const result = await connection.query({ name: prepared.name, text: prepared.text, values: bindings as unknown[] });
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }

@@ -1,4 +1,4 @@
-import { newId, type Knex } from '@relay/shared';
+import { newId, runPrepared, type Knex } from '@relay/shared';
 import { successCtes, type SuccessFacts } from './transactions';
 
 export interface OpenRound {
@@ -21,7 +21,8 @@ export interface OpenRound {
  */
 export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound): Promise<boolean> {
   const success = successCtes(s);
-  const result = await db.raw(
+  const result = await runPrepared<{ opened: number }>(
+    db,
     `WITH ${success.sql},
       opened AS (
         INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language,
@@ -47,7 +48,7 @@ export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound
       r.gameData === undefined ? null : JSON.stringify(r.gameData),
     ],
   );
-  return (result as { rows: { opened: number }[] }).rows[0].opened > 0;
+  return result.rows[0].opened > 0;
 }
 
 export interface Settlement {
@@ -71,10 +72,11 @@ export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'NO_ROUND' | 'NOT_SET
 export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Settlement | null): Promise<SettleResult> {
   const success = successCtes(s);
   if (!settle) {
-    await db.raw(`WITH ${success.sql} SELECT 1`, success.bindings);
+    await runPrepared(db, `WITH ${success.sql} SELECT 1`, success.bindings);
     return 'NOT_SETTLING';
   }
-  const result = await db.raw(
+  const result = await runPrepared<{ settled: number; existing: number }>(
+    db,
     `WITH ${success.sql},
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
@@ -100,7 +102,7 @@ export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Set
       settle.groupId,
     ],
   );
-  const row = (result as { rows: { settled: number; existing: number }[] }).rows[0];
+  const row = result.rows[0];
   if (row.settled > 0) return 'SETTLED';
   return row.existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
 }

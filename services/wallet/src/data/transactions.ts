@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newId, type Knex } from '@relay/shared';
+import { newId, runPrepared, type Knex } from '@relay/shared';
 
 export type Category = 'CASH_OUT' | 'CASH_IN';
 export type TransactionStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
@@ -95,9 +95,8 @@ export async function claimTransaction(db: Knex, m: MovementRecord, request: obj
     INSERT INTO transaction_attempts (transaction_pk, attempt, request, started_at)
     SELECT id, attempt, ?::json, now() FROM claimed
     RETURNING transaction_pk AS pk, attempt`;
-  const result = await db.raw(sql, [newId(), ...values, fingerprint(request), inFlightSeconds, JSON.stringify(request)]);
-  const row = (result as { rows: Claim[] }).rows[0];
-  return row ?? null;
+  const result = await runPrepared<Claim>(db, sql, [newId(), ...values, fingerprint(request), inFlightSeconds, JSON.stringify(request)]);
+  return result.rows[0] ?? null;
 }
 
 export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {
@@ -160,7 +159,8 @@ export function successCtes(s: SuccessFacts): { sql: string; bindings: Knex.RawB
 
 /** Records the casino's failure on the transaction and its attempt, in one statement. */
 export async function markFailed(db: Knex, claim: Claim, errorCode: string, errorMessage: string, outcome: CasinoOutcome): Promise<void> {
-  await db.raw(
+  await runPrepared(
+    db,
     `WITH tx AS (
         UPDATE transactions SET status = 'FAILED', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
         WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id
