@@ -1,5 +1,5 @@
 import type { CasinoClient } from '@relay/shared';
-import { resolveSession, type SessionAccessDeps } from './session-access';
+import { casinoPlayerFields, resolveSession, type SessionAccessDeps } from './session-access';
 
 export interface Account {
   id: string;
@@ -14,15 +14,9 @@ export async function readBalance(
   sessionId: string,
   currency: string | undefined,
 ): Promise<Account> {
-  const { session, casino, walletToken } = await resolveSession(deps, callerGroupId, sessionId, { currency });
-  const answer = await deps.casinos.call(casino, 'balance', {
-    providerId: session.providerId,
-    playerId: session.playerId,
-    walletToken,
-    sessionId: session.sessionId,
-    gameId: session.gameId,
-    currency: session.currency,
-  });
+  const resolved = await resolveSession(deps, callerGroupId, sessionId, { currency });
+  const { session, casino } = resolved;
+  const answer = await deps.casinos.call(casino, 'balance', casinoPlayerFields(resolved));
   if (!answer.ok) throw answer.error;
   return { id: session.playerId, balance: answer.balance, username: answer.username ?? session.username ?? session.playerId };
 }

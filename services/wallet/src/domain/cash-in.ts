@@ -3,7 +3,7 @@ import { recordCreditSuccess } from '../data/rounds';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
 import { moveMoney, type MovementDeps } from './money-movement';
-import { resolveSession } from './session-access';
+import { casinoPlayerFields, resolveSession } from './session-access';
 
 export interface CashInRequest {
   sessionId: string;
@@ -30,7 +30,7 @@ export interface CashInRequest {
  */
 export async function cashIn(deps: MovementDeps, callerGroupId: string, req: CashInRequest, isRetry: boolean): Promise<Account> {
   const resolved = await resolveSession(deps, callerGroupId, req.sessionId, { gameId: req.gameId, currency: req.currency, fromArchive: isRetry });
-  const { session, casino, walletToken } = resolved;
+  const { session, casino } = resolved;
   if (!reasonAllowedFor(req.reason, casino)) {
     throw new AppError('Bad Request', `reason ${req.reason} is not enabled for this casino`, { details: [{ path: 'reason', message: 'not enabled for this casino' }] });
   }
@@ -64,12 +64,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       isRetry,
     },
     casinoBody: {
-      providerId: session.providerId,
-      playerId: session.playerId,
-      walletToken,
-      sessionId: session.sessionId,
-      gameId: session.gameId,
-      currency: session.currency,
+      ...casinoPlayerFields(resolved),
       roundId: req.roundId,
       transactionId: req.transactionId,
       amount: req.amount,

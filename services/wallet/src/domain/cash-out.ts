@@ -2,7 +2,7 @@ import { toMoneyString } from '@relay/shared';
 import { recordDebitSuccess } from '../data/rounds';
 import type { Account } from './balance';
 import { moveMoney, type MovementDeps } from './money-movement';
-import { resolveSession } from './session-access';
+import { casinoPlayerFields, resolveSession } from './session-access';
 
 export interface CashOutRequest {
   sessionId: string;
@@ -18,7 +18,7 @@ export interface CashOutRequest {
 /** Debits the bet and, once the casino accepts it, opens the round holding gameData unchanged. */
 export async function cashOut(deps: MovementDeps, callerGroupId: string, req: CashOutRequest): Promise<Account> {
   const resolved = await resolveSession(deps, callerGroupId, req.sessionId, { gameId: req.gameId, currency: req.currency });
-  const { session, walletToken } = resolved;
+  const { session } = resolved;
   const language = req.language ?? session.language;
   const amount = toMoneyString(req.amount);
   return moveMoney(deps, {
@@ -47,12 +47,7 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
       isRetry: false,
     },
     casinoBody: {
-      providerId: session.providerId,
-      playerId: session.playerId,
-      walletToken,
-      sessionId: session.sessionId,
-      gameId: session.gameId,
-      currency: session.currency,
+      ...casinoPlayerFields(resolved),
       roundId: req.roundId,
       transactionId: req.transactionId,
       amount: req.amount,

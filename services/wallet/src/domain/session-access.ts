@@ -49,3 +49,15 @@ export async function resolveSession(
 
   return { session, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
 }
+
+/** The fields every casino wallet call carries about the player and session (CONTRACTS 6). */
+export function casinoPlayerFields({ session, walletToken }: ResolvedSession) {
+  return {
+    providerId: session.providerId,
+    playerId: session.playerId,
+    walletToken,
+    sessionId: session.sessionId,
+    gameId: session.gameId,
+    currency: session.currency,
+  };
+}

@@ -1,5 +1,5 @@
 import type { CasinoClient } from '@relay/shared';
-import { resolveSession, type SessionAccessDeps } from './session-access';
+import { casinoPlayerFields, resolveSession, type SessionAccessDeps } from './session-access';
 
 export interface SessionView {
   valid: true;
@@ -24,15 +24,9 @@ export async function validateSession(
   sessionId: string,
   expect: { gameId: number; currency?: string },
 ): Promise<SessionView> {
-  const { session, game, casino, walletToken } = await resolveSession(deps, callerGroupId, sessionId, expect);
-  const answer = await deps.casinos.call(casino, 'balance', {
-    providerId: session.providerId,
-    playerId: session.playerId,
-    walletToken,
-    sessionId: session.sessionId,
-    gameId: session.gameId,
-    currency: session.currency,
-  });
+  const resolved = await resolveSession(deps, callerGroupId, sessionId, expect);
+  const { session, game, casino } = resolved;
+  const answer = await deps.casinos.call(casino, 'balance', casinoPlayerFields(resolved));
   if (!answer.ok) throw answer.error;
   return {
     valid: true,
