@@ -1,0 +1,4 @@
+import { serviceMain } from '@relay/shared';
+import { startReporting } from './index';
+
+serviceMain('reporting', startReporting);

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { enumParam, gameIdParam, idParam, instantParam, integerParam } from './query';
+
+/** Page size limits of the spec (Limits: limit default 20, maximum 100; page default 1). */
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+/** Far beyond any real page; only keeps OFFSET arithmetic exact. */
+const MAX_PAGE = 1_000_000_000;
+
+/** The shared query parameters of the reporting lists (spec, Reporting) with a route's sort fields. */
+export function listParams<const S extends readonly [string, ...string[]]>(sortFields: S) {
+  return {
+    page: integerParam(1, MAX_PAGE).default(1),
+    limit: integerParam(1, MAX_LIMIT).default(DEFAULT_LIMIT),
+    from: instantParam('from').optional(),
+    to: instantParam('to').optional(),
+    sortBy: enumParam(sortFields).default(sortFields[0] as S[number]),
+    sortOrder: enumParam(['asc', 'desc'] as const).default('desc'),
+    gameId: gameIdParam.optional(),
+    providerId: idParam.optional(),
+    playerId: idParam.optional(),
+    roundId: idParam.optional(),
+    currency: idParam.optional(),
+  };
+}
+
+/** A range whose start is after its end is a mistake worth a 400, not an empty page. */
+export function rangeInOrder(value: { from?: Date; to?: Date }, ctx: z.RefinementCtx): void {
+  if (value.from && value.to && value.from.getTime() > value.to.getTime()) {
+    ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
+  }
+}

@@ -1,0 +1,88 @@
+import { createRuntime, closeRuntime, createKnex, dropDatabase, loadConfig, migrateToLatest, IdentitySigner, type Knex, type Runtime, type RunningServer } from '@relay/shared';
+import { http, uniqueId } from '../../../test/platform';
+import { startReporting } from '../src';
+import { insertRound, insertTransaction } from './fixtures';
+
+/**
+ * STYLE 5, "reporting receives only the read handle", proven from the outside: reporting runs with
+ * a read database that is a separate database holding different data, and a primary that does not
+ * exist at all. Every answer must come from the read database and none may fail.
+ */
+describe('Reporting reads', () => {
+  const groupId = uniqueId('grp-read');
+  const providerId = uniqueId('cas-read');
+  const primaryUrl = process.env.DATABASE_URL!;
+  const replicaUrl = `${primaryUrl}_replica`;
+  let primary: Knex;
+  let replica: Knex;
+  let rt: Runtime;
+  let server: RunningServer;
+  let identity: Record<string, string>;
+
+  beforeAll(async () => {
+    await migrateToLatest(replicaUrl);
+    primary = createKnex(primaryUrl, 2, 'test-primary');
+    replica = createKnex(replicaUrl, 2, 'test-replica');
+    // Nothing listens on port 9: any use of the primary handle fails the request.
+    const config = loadConfig({ ...process.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:9/nowhere', DATABASE_READ_URL: replicaUrl });
+    rt = await createRuntime('reporting', config);
+    server = (await startReporting(rt, 0)).server;
+    identity = { 'x-relay-identity': await new IdentitySigner(config.INTERNAL_AUTH_SECRET).sign({ kind: 'provider', groupId }) };
+
+    await insertRound(primary, { groupId, providerId, roundId: 'only-in-primary' });
+    await insertRound(replica, { groupId, providerId, roundId: 'only-in-replica' });
+    await insertTransaction(primary, { groupId, providerId, transactionId: 'tx-only-in-primary', roundId: 'only-in-replica' });
+    await insertTransaction(replica, { groupId, providerId, transactionId: 'tx-only-in-replica', roundId: 'only-in-replica' });
+    await replica('game_providers').insert({ group_id: groupId, name: 'Reads' });
+    await replica('games').insert({ game_id: 424242, group_id: groupId, name: 'Replica game', frontend_url: 'https://g.example' });
+    await replica('casinos').insert({ provider_id: providerId, name: 'Replica casino', wallet_url: 'http://w', wallet_secret_enc: 'x', launch_key_enc: 'y' });
+    await replica('casino_game_configs').insert({ provider_id: providerId, game_id: 424242, overrides: '{}' });
+  });
+
+  afterAll(async () => {
+    await server?.close(1000);
+    if (rt) await closeRuntime(rt);
+    await primary?.destroy();
+    await replica?.destroy();
+    await dropDatabase(replicaUrl);
+  });
+
+  const get = (path: string) => http('GET', `${server.url}${path}`, { headers: identity });
+
+  it('When reporting lists rounds and transactions, then the rows come from the read database', async () => {
+    const rounds = await get('/api/v1/rounds');
+    expect(rounds.status).toBe(200);
+    expect(rounds.body.data.map((r: { roundId: string }) => r.roundId)).toEqual(['only-in-replica']);
+    expect(rounds.body.meta.total).toBe(1);
+
+    const transactions = await get('/api/v1/transactions');
+    expect(transactions.status).toBe(200);
+    expect(transactions.body.data.map((t: { transactionId: string }) => t.transactionId)).toEqual(['tx-only-in-replica']);
+  });
+
+  it('When a detail is asked, then it is looked up in the read database only', async () => {
+    const round = await get(`/api/v1/rounds/${providerId}/only-in-replica`);
+    expect(round.status).toBe(200);
+    expect(round.body.data.transactions.map((t: { transactionId: string }) => t.transactionId)).toEqual(['tx-only-in-replica']);
+    expect((await get(`/api/v1/rounds/${providerId}/only-in-primary`)).body.error).toBe('ROUND_NOT_FOUND');
+    expect((await get(`/api/v1/transactions/${providerId}/tx-only-in-replica`)).status).toBe(200);
+    expect((await get(`/api/v1/transactions/${providerId}/tx-only-in-primary`)).body.error).toBe('TRANSACTION_NOT_FOUND');
+  });
+
+  it('When casino ids and the catalog are asked, then they come from the read database', async () => {
+    const ids = await get('/api/v1/providers/ids?days=1');
+    expect(ids.status).toBe(200);
+    expect(ids.body.data.map((c: { providerId: string }) => c.providerId)).toEqual([providerId]);
+    const catalog = await get('/api/v1/provider-catalog');
+    expect(catalog.status).toBe(200);
+    expect(catalog.body.data).toEqual([
+      expect.objectContaining({ providerId, name: 'Replica casino', games: [expect.objectContaining({ gameId: 424242, gameConfig: null })] }),
+    ]);
+  });
+
+  it('When readiness is asked, then it depends on the read database only', async () => {
+    const ready = await http('GET', `${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toEqual({ postgres_read: 'ok' });
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * The shape of the reporting benchmark data set, shared by the seed and the benchmark so both
+ * agree on names without reading each other's output.
+ */
+export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/relay_bench';
+
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2_500_000);
+/** Two transactions per round: the bet (CASH_OUT) and its credit (CASH_IN). */
+export const TRANSACTIONS = ROUNDS * 2;
+export const CASINOS = 20;
+export const GAME_PROVIDERS = 3;
+export const GAMES_PER_PROVIDER = 4;
+/** The records span this many days, ending at seed time. */
+export const SPAN_DAYS = 90;
+
+/** Game providers get 50%, 30% and 20% of the records; the benchmark reads as the largest. */
+export const groupId = (n: number) => `bench-grp-${n}`;
+export const providerId = (n: number) => `bench-cas-${String(n).padStart(2, '0')}`;
+export const gameId = (group: number, n: number) => 900_000 + group * 10 + n;
