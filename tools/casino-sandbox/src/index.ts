@@ -4,3 +4,4 @@ export { type Fault, type FaultMatch, type ScriptedFault, type SandboxOperation,
 export { type PlayerInput, type PlayerView, type JournalEntry, type MoneyOperation, type WalletAnswer } from './ledger';
 export { createLaunchToken, type LaunchTokenOptions } from './launch-token';
 export { signCasinoRequest, verifyCasinoSignature } from '@relay/shared';
+export { Lobby, lobbyConfigSchema, type LobbyConfig, type LobbyConfigInput } from './lobby';

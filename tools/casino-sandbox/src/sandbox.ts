@@ -3,12 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { SandboxCasino, type SandboxCasinoOptions } from './casino';
 import { control } from './control';
 import type { SandboxOperation } from './faults';
+import { isLobbyPath, Lobby } from './lobby';
 
 /**
  * A runnable casino wallet speaking CONTRACTS 6, for tests and the demo:
  *   POST {url}/wallet/{balance|debit|credit|round-ended}   the wallet (any path prefix after /wallet
  *                                                          is allowed, so each casino can get its own walletUrl)
  *   {url}/_control/...                                      scripting (see control.ts)
+ *   {url}/lobby                                             a casino lobby page (see lobby.ts)
  */
 export interface CasinoSandboxOptions extends SandboxCasinoOptions {
   /** Default 0: an ephemeral port. */
@@ -25,6 +27,8 @@ export class CasinoSandbox extends SandboxCasino {
   readonly url: string;
   /** `url + '/wallet'`: the walletUrl to register for a casino. */
   readonly walletUrl: string;
+  /** The lobby page; `lobby.configure(...)` names the game "Play" launches. */
+  readonly lobby: Lobby;
 
   constructor(
     private readonly server: http.Server,
@@ -36,6 +40,7 @@ export class CasinoSandbox extends SandboxCasino {
     const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
     this.url = `http://${shown}:${port}`;
     this.walletUrl = `${this.url}/wallet`;
+    this.lobby = new Lobby(this, this.url);
   }
 
   /** A walletUrl of its own for one casino (same ledger, same behaviour). */
@@ -85,6 +90,12 @@ async function serve(sandbox: CasinoSandbox, req: http.IncomingMessage, res: htt
     const outcome = await sandbox.handle(operation as SandboxOperation, raw, req.headers);
     if (outcome.kind === 'reset') return void req.socket.destroy();
     res.writeHead(outcome.status, { 'content-type': outcome.contentType, 'content-length': Buffer.byteLength(outcome.text) }).end(outcome.text);
+    return;
+  }
+
+  if (isLobbyPath(url.pathname)) {
+    const page = await sandbox.lobby.handle(req.method ?? 'GET', url.pathname, raw);
+    res.writeHead(page.status, { ...page.headers, 'content-length': Buffer.byteLength(page.body) }).end(page.body);
     return;
   }
 
