@@ -1,6 +1,7 @@
 import {
   closeRuntime,
   createDatabase,
+  createLogger,
   closeDatabase,
   createRedis,
   IdentitySigner,
@@ -14,6 +15,8 @@ import {
   type RunningServer,
   type ServiceName,
 } from '@relay/shared';
+
+type DestinationStream = NonNullable<Parameters<typeof createLogger>[0]['destination']>;
 
 /**
  * The whole platform in this test process: every service on its own ephemeral port with its own
@@ -55,6 +58,8 @@ export interface PlatformOptions {
   services?: InnerService[];
   /** Runs a notifier worker in this process too (default: when the notifier is started). */
   notifierWorker?: boolean;
+  /** Every log line of every service (and the worker), at level trace, goes here instead of stdout. */
+  logDestination?: DestinationStream;
 }
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<TestPlatform> {
@@ -65,8 +70,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
   const closers: (() => Promise<void>)[] = [];
   const urls: Record<string, string> = {};
 
+  const runtimeOptions = (service: string) =>
+    options.logDestination ? { logger: createLogger({ service, level: 'trace', destination: options.logDestination }) } : {};
+
   const startOne = async (name: ServiceName, config: Config) => {
-    const rt = await createRuntime(name, config);
+    const rt = await createRuntime(name, config, runtimeOptions(name));
     runtimes[name] = rt;
     const started = await starters[name]()(rt, 0);
     services[name] = started.server;
@@ -87,7 +95,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
   if (options.notifierWorker ?? wanted.includes('notifier')) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startNotifierWorker } = require('../services/notifier/src');
-    const rt = await createRuntime('notifier', config);
+    const rt = await createRuntime('notifier', config, runtimeOptions('notifier-worker'));
     const worker = await startNotifierWorker(rt);
     closers.unshift(async () => {
       await worker.close();

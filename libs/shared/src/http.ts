@@ -2,8 +2,10 @@ import express, { type ErrorRequestHandler, type Express, type NextFunction, typ
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from './errors';
+import { context } from '@opentelemetry/api';
 import { currentContext, runWithContext } from './context';
 import type { ServiceMetrics } from './metrics';
+import { endServerSpan, startServerSpan, tracer } from './tracing';
 
 export const BODY_LIMIT = '64kb';
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -119,6 +121,8 @@ export interface ServiceAppOptions {
   routes: (app: Express) => void;
   /** The gateway streams bodies through untouched; every other service parses JSON. */
   parseJson?: boolean;
+  /** The gateway: a caller's traceparent is linked, not continued (see startServerSpan). */
+  publicEdge?: boolean;
 }
 
 /** The common shell of every service: context, access log, metrics, body limit, errors. */
@@ -127,7 +131,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(opts.logger, opts.metrics));
+  app.use(requestContext(opts.logger, opts.metrics, opts.publicEdge ?? false));
   app.use(opts.health);
   if (opts.parseJson !== false) app.use(express.json({ limit: BODY_LIMIT }));
   app.use(refuseControlCharacters);
@@ -137,25 +141,51 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   return app;
 }
 
-function requestContext(logger: Logger, metrics: ServiceMetrics): RequestHandler {
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Per request: the request id, a SERVER span continuing the caller's trace (probes and scrapes get
+ * none), and on finish the metrics and the one access log line (request id, trace id, game
+ * provider, casino, route, status, duration).
+ */
+function requestContext(logger: Logger, metrics: ServiceMetrics, publicEdge: boolean): RequestHandler {
+  const serverTracer = tracer(metrics.service);
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers[REQUEST_ID_HEADER];
     const requestId = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    runWithContext({ requestId }, () => {
-      const ctx = currentContext();
-      res.on('finish', () => {
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/');
-        metrics.observeRequest(req.method, route, res.statusCode, seconds);
-        if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return;
-        runWithContext(ctx ?? { requestId }, () =>
-          logger.info({ method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 1e5) / 100 }, 'request'),
-        );
+    const probe = PROBES.has(req.path);
+    const traced = probe ? null : startServerSpan(serverTracer, req.method, req.path, req.headers, publicEdge);
+    const ended = probe ? null : metrics.requestStarted();
+    const run = () =>
+      runWithContext({ requestId }, () => {
+        const ctx = currentContext();
+        let done = false;
+        const finish = () => {
+          if (done) return;
+          done = true;
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/');
+          // A client that hung up before the answer is recorded as 499, as proxies do.
+          const status = res.writableFinished ? res.statusCode : 499;
+          metrics.observeRequest(req.method, route, status, seconds);
+          ended?.();
+          if (!traced) return;
+          // 'finish' fires outside the request's async context: enter it again for the log line.
+          context.with(traced.ctx, () =>
+            runWithContext(ctx ?? { requestId }, () =>
+              logger.info({ method: req.method, route, status, durationMs: Math.round(seconds * 1e5) / 100 }, 'request'),
+            ),
+          );
+          endServerSpan(traced.span, req.method, route, status);
+        };
+        res.on('finish', finish);
+        res.on('close', finish);
+        next();
       });
-      next();
-    });
+    if (traced) context.with(traced.ctx, run);
+    else run();
   };
 }
 

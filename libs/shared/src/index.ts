@@ -4,6 +4,8 @@ export * from './money';
 export * from './context';
 export * from './logger';
 export * from './tracing';
+export * from './telemetry';
+export { installInstrumentation, instrumentationInstalled } from './telemetry-instrumentation';
 export * from './crypto';
 export * from './db';
 export * from './redis';

@@ -1,10 +1,11 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per service instance, so several services can share a test process. */
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
+  private readonly inFlight: Gauge;
 
   constructor(readonly service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
@@ -17,6 +18,20 @@ export class ServiceMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
+    // The autoscaling signal of services that mostly wait (wallet on casinos, notifier on jobs):
+    // their CPU stays low while requests pile up.
+    this.inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'Requests being served now (probes and scrapes excluded)', registers: [this.registry] });
+  }
+
+  /** Counts a request in flight until the returned function is called (once). */
+  requestStarted(): () => void {
+    this.inFlight.inc();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight.dec();
+    };
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

@@ -10,6 +10,7 @@ import { SecretBox } from './crypto';
 import { createLogger } from './logger';
 import type { ReadinessCheck } from './health';
 import { listen, runMain, type RunningServer } from './lifecycle';
+import { startTelemetry } from './telemetry';
 
 /** What every service process holds: built once at start, closed last at shutdown. */
 export interface Runtime {
@@ -88,6 +89,8 @@ export function serviceMain(
   const config = loadConfig();
   const logger = createLogger({ service: name, level: config.LOG_LEVEL });
   void runMain(logger, config.SHUTDOWN_TIMEOUT_MS, async (shutdown) => {
+    // Before anything that could make a span: the pools, Redis and the app.
+    const telemetry = await startTelemetry(`relay-${name}`, { logger });
     const rt = await createRuntime(name, config, { logger, defaultMetrics: true });
     const started = await start(rt, config[PORT_KEYS[name]]);
     shutdown.register('stop accepting and drain requests', async () => {
@@ -96,6 +99,7 @@ export function serviceMain(
     });
     if (started.close) shutdown.register(`close ${name} resources`, started.close);
     shutdown.register('close redis and database pools', () => closeRuntime(rt));
+    shutdown.register('export buffered spans', () => telemetry.shutdown());
     logger.info({ port: started.server.port }, `${name} listening`);
   });
 }

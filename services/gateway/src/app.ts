@@ -89,6 +89,7 @@ export function createGatewayApp(rt: Runtime): Express {
     metrics: rt.metrics,
     health: healthRouter(checks, rt.metrics, rt.isStopping),
     parseJson: false,
+    publicEdge: true,
     routes: (app) => {
       app.use(authenticate, route);
     },

@@ -12,6 +12,7 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
     casinos,
     logger: rt.logger,
     inFlightSeconds: rt.config.IN_FLIGHT_WINDOW_SECONDS,
+    transactions: rt.metrics.counter('relay_transactions_total', 'Money transactions written as SUCCESS or FAILED, by category', ['category', 'status']),
   };
   const server = await listen(createWalletApp(rt, deps), port, rt.config.SERVICE_HOST);
   return { server, close: () => casinos.close() };

@@ -1,4 +1,4 @@
-import { SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Counter, Histogram } from 'prom-client';
 import { Agent, type Dispatcher } from 'undici';
 import { AppError } from '../errors';
@@ -70,11 +70,18 @@ export class CasinoClient {
   call(casino: CasinoWallet, operation: CasinoOperation, body: object): Promise<CasinoResult<CasinoAnswer | CasinoAccount>>;
   async call(casino: CasinoWallet, operation: CasinoOperation, body: object): Promise<CasinoResult<CasinoAnswer | CasinoAccount>> {
     const started = performance.now();
-    const result = await inSpan(this.tracer, `casino ${operation}`, { 'relay.provider_id': casino.providerId, 'relay.casino_operation': operation }, async (span) => {
-      const r = await this.send(casino, operation, body);
-      if (!r.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error.code });
-      return r;
-    });
+    const attributes = { 'relay.provider_id': casino.providerId, 'relay.casino_operation': operation };
+    const result = await inSpan(
+      this.tracer,
+      `casino ${operation}`,
+      attributes,
+      async (span) => {
+        const r = await this.send(casino, operation, body);
+        if (!r.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error.code });
+        return r;
+      },
+      { kind: SpanKind.CLIENT },
+    );
     this.observe(casino.providerId, operation, result, (performance.now() - started) / 1000);
     return result;
   }

@@ -1,4 +1,4 @@
-import { AppError, newId, randomSecret, type Knex, type Registry, type SecretBox, type SessionStore } from '@relay/shared';
+import { AppError, currentContext, newId, randomSecret, type Knex, type Registry, type SecretBox, type SessionStore } from '@relay/shared';
 import { openLaunchToken } from './launch-token';
 import { buildRedirect, importLaunchPublicKey } from './redirect';
 
@@ -28,6 +28,8 @@ export interface LaunchDeps {
 export async function launch(deps: LaunchDeps, req: LaunchRequest): Promise<string> {
   const casino = await deps.registry.casino(req.providerId);
   if (!casino) throw new AppError('PROVIDER_NOT_FOUND', 'Unknown casino');
+  const ctx = currentContext();
+  if (ctx) ctx.providerId = casino.providerId; // the launch's log lines name the casino
   if (casino.status !== 'ACTIVE') throw new AppError('PROVIDER_NOT_ACTIVE', 'Casino is not active');
 
   const claims = await openLaunchToken(req.token, casino.launchKey, req);

@@ -1,7 +1,6 @@
-import { context } from '@opentelemetry/api';
 import { Router } from 'express';
 import { z } from 'zod';
-import { badRequest, callerGroupId, extractTraceContext, handler, inSpan, tracer } from '@relay/shared';
+import { badRequest, callerGroupId, handler, inSpan, tracer } from '@relay/shared';
 import { notifyRoundEnded, type RoundEndedDeps } from '../domain/round-ended';
 
 /** Game-generated ids never contain ':' (spec Limits). */
@@ -26,11 +25,10 @@ export function roundEndedRoutes(deps: RoundEndedDeps): Router {
     handler(async (req, res) => {
       const body = parseBody(req.body);
       const groupId = callerGroupId(req);
-      // Continue the gateway's trace, so the jobs (and the casino calls) join it.
-      await context.with(extractTraceContext(req.headers), () =>
-        inSpan(routeTracer, 'round-ended', { 'relay.round_id': body.roundId, 'relay.casino_count': body.providerIds.length }, () =>
-          notifyRoundEnded(deps, groupId, body),
-        ),
+      // A child of the request's server span (which continues the gateway's trace), so the jobs
+      // and the casino calls join the same trace.
+      await inSpan(routeTracer, 'round-ended', { 'relay.round_id': body.roundId, 'relay.casino_count': body.providerIds.length }, () =>
+        notifyRoundEnded(deps, groupId, body),
       );
       res.json({ ok: true });
     }),

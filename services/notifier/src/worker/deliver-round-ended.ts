@@ -1,4 +1,4 @@
-import { context } from '@opentelemetry/api';
+import { context, SpanKind } from '@opentelemetry/api';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Counter, Histogram } from 'prom-client';
 import {
@@ -54,7 +54,9 @@ export function roundEndedProcessor(deps: DelivererDeps): RoundEndedProcessor {
     try {
       return await runWithContext({ requestId: requestId ?? `job-${job.id}`, groupId, providerId }, () =>
         context.with(extractTraceContext(trace ?? {}), () =>
-          inSpan(workerTracer, 'deliver round-ended', { 'relay.provider_id': providerId, 'relay.round_id': roundId }, () => deliver(deps, job)),
+          inSpan(workerTracer, 'deliver round-ended', { 'relay.provider_id': providerId, 'relay.round_id': roundId }, () => deliver(deps, job), {
+            kind: SpanKind.CONSUMER,
+          }),
         ),
       );
     } catch (err) {

@@ -20,3 +20,18 @@ export function loadWorkerSettings(env: NodeJS.ProcessEnv = process.env): Notifi
     maxJobAgeMs: parsed.data.NOTIFIER_JOB_MAX_AGE_MS,
   };
 }
+
+const monitorSchema = z.object({
+  NOTIFIER_WORKER_PORT: z
+    .union([z.literal('off'), z.coerce.number().int().min(1).max(65535)])
+    .default(8086),
+});
+
+/** NOTIFIER_WORKER_PORT: the worker's health and metrics port (default 8086), or `off` for none. */
+export function loadWorkerMonitorPort(env: NodeJS.ProcessEnv = process.env): number | null {
+  const parsed = monitorSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data.NOTIFIER_WORKER_PORT === 'off' ? null : parsed.data.NOTIFIER_WORKER_PORT;
+}

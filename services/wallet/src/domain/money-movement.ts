@@ -8,6 +8,8 @@ export interface MovementDeps extends SessionAccessDeps {
   casinos: CasinoClient;
   logger: Logger;
   inFlightSeconds: number;
+  /** relay_transactions_total{category,status}: counted where a SUCCESS or FAILED is written. */
+  transactions?: { inc(labels: { category: string; status: 'SUCCESS' | 'FAILED' }): void };
 }
 
 export interface Movement {
@@ -59,9 +61,11 @@ async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; att
   if (!answer.ok) {
     await markFailed(deps.db, claim, answer.error.code, answer.error.message, { casinoStatus: answer.casinoStatus, casinoBody: answer.casinoBody });
     deps.logger.warn({ transactionId: record.transactionId, code: answer.error.code, attempt: claim.attempt }, `${m.operation} failed`);
+    deps.transactions?.inc({ category: record.category, status: 'FAILED' });
     throw answer.error;
   }
   const username = answer.username ?? resolved.session.username ?? resolved.session.playerId;
   await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody: answer.rawBody.slice(0, 2048) });
+  deps.transactions?.inc({ category: record.category, status: 'SUCCESS' });
   return { id: resolved.session.playerId, balance: answer.balance, username };
 }

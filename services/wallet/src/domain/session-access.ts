@@ -1,4 +1,4 @@
-import { AppError, type Casino, type Game, type Registry, type SecretBox, type SessionRecord, type SessionStore } from '@relay/shared';
+import { AppError, currentContext, type Casino, type Game, type Registry, type SecretBox, type SessionRecord, type SessionStore } from '@relay/shared';
 
 export interface ResolvedSession {
   session: SessionRecord;
@@ -29,6 +29,9 @@ export async function resolveSession(
   if (sessionId.includes('\u0000')) throw new AppError('SESSION_EXPIRED', 'Session is unknown or expired');
   const session = expect.fromArchive ? await deps.sessions.getArchived(sessionId) : await deps.sessions.getLive(sessionId);
   if (!session) throw new AppError('SESSION_EXPIRED', 'Session is unknown or expired');
+  // From here on every log line of the request names the casino (the access log line too).
+  const ctx = currentContext();
+  if (ctx) ctx.providerId = session.providerId;
 
   const game = await deps.registry.game(session.gameId);
   if (!game) throw new AppError('GAME_NOT_FOUND', 'Session references an unregistered game');
