@@ -65,7 +65,10 @@ async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; att
     throw answer.error;
   }
   const username = answer.username ?? resolved.session.username ?? resolved.session.playerId;
-  await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody: answer.rawBody.slice(0, 2048) });
+  // Kept for the audit like a failure's answer: a casino echoing the wallet token must not put it at rest in clear.
+  const token = resolved.walletToken;
+  const casinoBody = (token ? answer.rawBody.split(token).join('[redacted]') : answer.rawBody).slice(0, 2048);
+  await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody });
   deps.transactions?.inc({ category: record.category, status: 'SUCCESS' });
   return { id: resolved.session.playerId, balance: answer.balance, username };
 }
