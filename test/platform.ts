@@ -62,8 +62,14 @@ export interface PlatformOptions {
   logDestination?: DestinationStream;
 }
 
+let platformCounter = 0;
+
 export async function startPlatform(options: PlatformOptions = {}): Promise<TestPlatform> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  // Each platform gets Redis keys and queues of its own, so a notifier worker of a platform in
+  // another test file (running in parallel) never takes this one's jobs.
+  platformCounter += 1;
+  const prefix = `${process.env.REDIS_KEY_PREFIX ?? 'test'}_p${process.pid}_${platformCounter}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_KEY_PREFIX: prefix, ...options.env };
   const wanted = options.services ?? ALL_SERVICES;
   const runtimes: Partial<Record<ServiceName, Runtime>> = {};
   const services: Partial<Record<ServiceName, RunningServer>> = {};

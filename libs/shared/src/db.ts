@@ -11,8 +11,24 @@ export interface Database {
   read: Knex;
 }
 
-export function createKnex(url: string, poolMax: number, applicationName: string): Knex {
+/** Where knex's own warnings go: structured logs instead of console.log. */
+export interface KnexLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export function createKnex(url: string, poolMax: number, applicationName: string, log?: KnexLog): Knex {
   return knex({
+    ...(log
+      ? {
+          log: {
+            warn: (message: unknown) => log.warn({ knex: String(message) }, 'knex warning'),
+            error: (message: unknown) => log.error({ knex: String(message) }, 'knex error'),
+            deprecate: (method: unknown, alternative: unknown) => log.warn({ method: String(method), alternative: String(alternative) }, 'knex deprecation'),
+            debug: () => undefined,
+          },
+        }
+      : {}),
     client: 'pg',
     connection: { connectionString: url, application_name: applicationName },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30000 },
@@ -20,9 +36,9 @@ export function createKnex(url: string, poolMax: number, applicationName: string
   });
 }
 
-export function createDatabase(opts: { url: string; readUrl: string; poolMax: number; name: string }): Database {
-  const primary = createKnex(opts.url, opts.poolMax, `relay-${opts.name}`);
-  const read = opts.readUrl === opts.url ? primary : createKnex(opts.readUrl, opts.poolMax, `relay-${opts.name}-read`);
+export function createDatabase(opts: { url: string; readUrl: string; poolMax: number; name: string; log?: KnexLog }): Database {
+  const primary = createKnex(opts.url, opts.poolMax, `relay-${opts.name}`, opts.log);
+  const read = opts.readUrl === opts.url ? primary : createKnex(opts.readUrl, opts.poolMax, `relay-${opts.name}-read`, opts.log);
   return { primary, read };
 }
 

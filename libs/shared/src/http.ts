@@ -65,8 +65,28 @@ export function toAppError(err: unknown, logger: Logger): AppError {
   if (e?.type === 'entity.parse.failed') return new AppError('Bad Request', 'Request body is not valid JSON');
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) return new AppError('Bad Request', 'The request could not be read');
+  if (isDependencyOutage(err)) {
+    // Not a 500: on cash-out that status means "the casino failed the debit". The game should
+    // repeat the same request (same transactionId); the idempotency rules make that safe.
+    logger.error({ err: { message: (err as Error).message, code: (err as { code?: unknown }).code } }, 'dependency unavailable');
+    return new AppError('SERVICE_UNAVAILABLE', 'A dependency of the relay is unavailable; repeat the request', { headers: { 'Retry-After': '1' } });
+  }
   logger.error({ err }, 'unexpected error');
   return new AppError('INTERNAL_ERROR', 'Internal error');
+}
+
+const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+
+/** PostgreSQL or Redis unreachable, restarting or out of connections (SQLSTATE class 08 included). */
+export function isDependencyOutage(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
+  if (!e) return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (OUTAGE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  const name = typeof e.name === 'string' ? e.name : '';
+  if (name === 'KnexTimeoutError' || name === 'MaxRetriesPerRequestError') return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|Stream isn't writeable|Client has encountered a connection error|the database system is (starting up|shutting down)/.test(message);
 }
 
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {

@@ -28,7 +28,7 @@ export interface Runtime {
 
 export async function createRuntime(name: ServiceName, config: Config, options: { logger?: Logger; defaultMetrics?: boolean } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
-  const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: config.DATABASE_POOL_MAX, name });
+  const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: config.DATABASE_POOL_MAX, name, log: logger });
   const redis = createRedis(config.REDIS_URL, 'client');
   const bus = new ChangeBus(config.REDIS_URL, config.REDIS_KEY_PREFIX, redis);
   await bus.start();

@@ -70,7 +70,7 @@ describe('gateway', () => {
   it('When a token is revoked, then every gateway instance refuses it within one second', async () => {
     const w = await provisionWorld(p);
     // A second gateway with its own in-process cache, as in a scaled deployment.
-    const env = { ...process.env } as Record<string, string>;
+    const env = { ...process.env, REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
     for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
     const rt = await createRuntime('gateway', loadConfig(env));
     const second = await startGateway(rt, 0);

@@ -1,0 +1,29 @@
+import pino from 'pino';
+import { toAppError } from './http';
+
+describe('toAppError', () => {
+  const logger = pino({ level: 'silent' });
+
+  it('When PostgreSQL or Redis is unreachable or restarting, then the answer is 503 with Retry-After, not a 500', () => {
+    const outages = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+    ];
+    for (const err of outages) {
+      const mapped = toAppError(err, logger);
+      expect({ message: err.message, code: mapped.code, status: mapped.status }).toEqual({ message: err.message, code: 'SERVICE_UNAVAILABLE', status: 503 });
+      expect(mapped.headers['Retry-After']).toBe('1');
+    }
+  });
+
+  it('When an unknown error happens, then it stays a generic 500 without details', () => {
+    const mapped = toAppError(new TypeError('x is undefined'), logger);
+    expect(mapped.code).toBe('INTERNAL_ERROR');
+    expect(mapped.message).toBe('Internal error');
+  });
+});
