@@ -32,8 +32,9 @@ for (const bench of BENCHES) {
   }
 }
 
+// Each measured section, then its hand-written notes (`<name>-notes.md`) when there are some.
 const sections = ['money', 'round-ended', 'reporting']
-  .map((name) => path.join(RESULTS, `${name}.md`))
+  .flatMap((name) => [path.join(RESULTS, `${name}.md`), path.join(RESULTS, `${name}-notes.md`)])
   .filter((file) => existsSync(file))
   .map((file) => readFileSync(file, 'utf8').trim());
 writeFileSync(
