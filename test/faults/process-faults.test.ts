@@ -38,7 +38,7 @@ describe('wallet process killed mid money call', () => {
   const worlds: GameWorld[] = [];
 
   const startWallet = async () => {
-    wallet = await startServiceProcess('services/wallet/dist/main.js', { WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: String(WINDOW_SECONDS), LOG_LEVEL: 'debug', REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX }, `http://127.0.0.1:${port}/healthz`);
+    wallet = await startServiceProcess('services/wallet/dist/main.js', { WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: String(WINDOW_SECONDS), CASINO_TIMEOUT_MS: '3000', LOG_LEVEL: 'debug', REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX }, `http://127.0.0.1:${port}/healthz`);
     logs.push(wallet);
   };
   const killWallet = async () => {

@@ -40,4 +40,9 @@ describe('configuration', () => {
     expect(c.databaseReadUrl).toBe('postgres://reader@replica:5432/relay');
     expect(c.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/relay');
   });
+
+  it('When the in-flight window is not longer than the casino time-out, then the configuration is refused', () => {
+    expect(() => loadConfig({ IN_FLIGHT_WINDOW_SECONDS: '10', CASINO_TIMEOUT_MS: '10000' })).toThrow(/IN_FLIGHT_WINDOW_SECONDS/);
+    expect(() => loadConfig({ IN_FLIGHT_WINDOW_SECONDS: '11', CASINO_TIMEOUT_MS: '10000' })).not.toThrow();
+  });
 });

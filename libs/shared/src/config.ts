@@ -48,6 +48,10 @@ export const configSchema = z
     NOTIFIER_WORKER_CONCURRENCY: positiveInt(50),
   })
   .superRefine((env, ctx) => {
+    // A PENDING attempt may only be taken over once its own casino call can no longer be running.
+    if (env.IN_FLIGHT_WINDOW_SECONDS * 1000 <= env.CASINO_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['IN_FLIGHT_WINDOW_SECONDS'], message: 'must be longer than CASINO_TIMEOUT_MS' });
+    }
     if (env.NODE_ENV !== 'production') return;
     for (const [name, value] of Object.entries(DEV_SECRETS)) {
       if (env[name as keyof typeof DEV_SECRETS] === value) {

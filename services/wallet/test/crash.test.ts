@@ -12,7 +12,7 @@ describe('wallet crash', () => {
   let g: GameWorld;
   let port: number;
   let wallet: ServiceProcess | null = null;
-  const env = () => ({ WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: '8', LOG_LEVEL: 'warn', REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX });
+  const env = () => ({ WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: '8', CASINO_TIMEOUT_MS: '5000', LOG_LEVEL: 'warn', REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX });
 
   beforeAll(async () => {
     port = await freePort();

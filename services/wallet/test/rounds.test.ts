@@ -1,5 +1,6 @@
 import { startPlatform, type TestPlatform } from '../../../test/platform';
 import { startGameWorld, type GameWorld } from '../../../test/game';
+import { adminPut } from '../../../test/provision';
 import { betBody, roundRow, transactionRow, winBody } from './money-support';
 
 /** Every row of the spec's Round state table, and which cash-in reasons settle a round. */
@@ -122,5 +123,34 @@ describe('round states', () => {
       expect({ reason, status: res.status, error: res.body.error }).toEqual({ reason, status: 400, error: 'Bad Request' });
     }
     expect(g.sandbox.countCalls({ providerId: plain.providerId })).toBe(before);
+  });
+
+  it("When another player's credit names a player's open round, then the credit is recorded but that round is not settled", async () => {
+    const a = await g.launchPlayer({ balance: 100 });
+    const b = await g.launchPlayer({ balance: 100 });
+    const bet = betBody(g, a);
+    await g.call('POST', '/api/balance/cash-out', bet);
+    const wrong = await g.call('POST', '/api/balance/cash-in', winBody(g, b, bet, { amount: 0, reason: 'BET_LOST', appliedMultiplier: 0 }));
+    expect(wrong.status).toBe(200);
+    expect(await roundRow(p, g, bet.roundId)).toMatchObject({ status: 'OPEN', player_id: a.playerId });
+    expect((await g.call('POST', '/api/balance/cash-in', winBody(g, a, bet, { amount: 25 }))).status).toBe(200);
+    expect(await roundRow(p, g, bet.roundId)).toMatchObject({ status: 'SETTLED', payout_amount: '25.00', settle_reason: 'NORMAL_WIN' });
+  });
+
+  it('When a casino switches a refund reason off, then an earlier successful credit with it is still replayed', async () => {
+    const w = await startGameWorld(p, { sandbox: g.sandbox, refundOnCreditFail: true });
+    const pl = await w.launchPlayer({ balance: 100 });
+    const bet = betBody(w, pl);
+    await w.call('POST', '/api/balance/cash-out', bet);
+    const refund = winBody(w, pl, bet, { reason: 'CASHOUT_FAILED', amount: 10, appliedMultiplier: 0 });
+    const first = await w.call('POST', '/api/balance/cash-in', refund);
+    expect(first.status).toBe(200);
+    expect((await adminPut(p, `casinos/${w.providerId}`, { name: 'no refunds', walletUrl: w.walletUrl, refundOnCreditFail: false })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1000));
+    const again = await w.call('POST', '/api/balance/cash-in', refund);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const fresh = await w.call('POST', '/api/balance/cash-in', { ...refund, transactionId: `${refund.transactionId}-2` });
+    expect(fresh.status).toBe(400);
   });
 });

@@ -147,4 +147,17 @@ describe('transaction states', () => {
     expect(res.body.error).toBe('Bad Request');
     expect(g.sandbox.journal({ providerId: g.providerId, playerId: pl.playerId })).toHaveLength(1);
   });
+
+  it('When a FAILED transactionId is sent again for another player, then it is refused and neither player is charged', async () => {
+    const a = await g.launchPlayer({ balance: 5 });
+    const b = await g.launchPlayer({ balance: 100 });
+    const bet = betBody(g, a, { amount: 10 });
+    expect((await g.call('POST', '/api/balance/cash-out', bet)).status).toBe(400); // A cannot afford it: FAILED
+    const stolen = await g.call('POST', '/api/balance/cash-out', { ...bet, sessionId: b.sessionId });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error).toBe('Bad Request');
+    expect(await transactionRow(p, g, bet.transactionId)).toMatchObject({ status: 'FAILED', player_id: a.playerId, attempt: 1 });
+    expect(g.sandbox.getPlayer(g.providerId, b.playerId)!.balance).toBe(100);
+    expect(applied(g, bet.transactionId)).toBe(0);
+  });
 });

@@ -34,7 +34,7 @@ describeIf('PostgreSQL restart under load', () => {
 
   beforeAll(async () => {
     await ensureUp(pg);
-    p = await startPlatform({ env: { IN_FLIGHT_WINDOW_SECONDS: String(WINDOW_SECONDS), CASINO_TIMEOUT_MS: '2000' } });
+    p = await startPlatform({ env: { IN_FLIGHT_WINDOW_SECONDS: String(WINDOW_SECONDS), CASINO_TIMEOUT_MS: '1500' } });
     g = await startGameWorld(p);
     players = await Promise.all(Array.from({ length: 6 }, () => g.launchPlayer({ balance: START_BALANCE })));
     load = new MoneyLoad(g, players, tally, START_BALANCE);

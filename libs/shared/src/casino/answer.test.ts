@@ -32,3 +32,14 @@ describe('casino answer secrets', () => {
     expect(r.casinoBody).toBe('{"error":"bad token [redacted]"}');
   });
 });
+
+describe('casino balance range', () => {
+  it('When a casino answers a balance too large to store exactly, then it is INVALID_PROVIDER_RESPONSE, not a later overflow', () => {
+    for (const body of ['{"balance":1e18}', '{"balance":"1000000000000000"}', '{"balance":999999999999999999999}']) {
+      const r = interpretCasinoAnswer('debit', 200, body);
+      expect({ body, ok: r.ok, code: r.ok ? null : r.error.code }).toEqual({ body, ok: false, code: 'INVALID_PROVIDER_RESPONSE' });
+    }
+    const fine = interpretCasinoAnswer('debit', 200, '{"balance":999999999999999.99}');
+    expect(fine.ok).toBe(true);
+  });
+});

@@ -1,6 +1,9 @@
 import { AppError, type ErrorCode } from '../errors';
-import { roundBalance } from '../money';
+import { money, roundBalance } from '../money';
 import type { CasinoOperation } from './protocol';
+
+/** Balances at or above this cannot be stored exactly (NUMERIC(20,2)): outside the contract. */
+const MAX_BALANCE = money('1e15');
 
 /**
  * CONTRACTS 6 "How casino answers map to relay errors", as one pure function of the operation,
@@ -106,7 +109,10 @@ function accountBalance(json: unknown, text: string): number | null {
   // A JSON number is rounded from the digits the casino wrote, not from the nearest double
   // (2.67499999999999999 must not become 2.68).
   const input = typeof json.balance === 'number' ? (topLevelNumberText(text, 'balance') ?? json.balance) : json.balance;
-  return roundBalance(input)?.toNumber() ?? null;
+  const rounded = roundBalance(input);
+  // Beyond what a NUMERIC(20,2) column (and a JSON number, exactly) can hold: outside the contract.
+  if (!rounded || rounded.gte(MAX_BALANCE)) return null;
+  return rounded.toNumber();
 }
 
 const NUMBER = /-?\d+(\.\d+)?([eE][-+]?\d+)?/y;

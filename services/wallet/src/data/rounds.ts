@@ -25,9 +25,12 @@ export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound
     db,
     `WITH ${success.sql},
       opened AS (
+        -- Only while this attempt still owns the transaction: an attempt that lost it to a takeover
+        -- after the in-flight window must not open a round the winner did not.
         INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language,
                             status, bet_amount, bet_transaction_id, game_data, opened_at, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?::json, now(), now(), now())
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?::json, now(), now(), now()
+        WHERE EXISTS (SELECT 1 FROM tx)
         ON CONFLICT (provider_id, round_id) DO NOTHING
         RETURNING id
       )
@@ -55,6 +58,8 @@ export interface Settlement {
   providerId: string;
   roundId: string;
   groupId: string;
+  /** Only this player's bet is settled: another player's credit naming the round leaves it alone. */
+  playerId: string;
   payoutAmount: string;
   appliedMultiplier: string;
   settleTransactionId: string;
@@ -81,11 +86,12 @@ export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Set
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
-        WHERE provider_id = ? AND round_id = ? AND group_id = ? AND status = 'OPEN'
+        WHERE provider_id = ? AND round_id = ? AND group_id = ? AND player_id = ? AND status = 'OPEN'
+          AND EXISTS (SELECT 1 FROM tx)
         RETURNING id
       )
     SELECT (SELECT count(*) FROM settled)::int AS settled,
-           (SELECT count(*) FROM rounds WHERE provider_id = ? AND round_id = ? AND group_id = ?)::int AS existing`,
+           (SELECT count(*) FROM rounds WHERE provider_id = ? AND round_id = ? AND group_id = ? AND player_id = ?)::int AS existing`,
     [
       ...success.bindings,
       settle.payoutAmount,
@@ -97,9 +103,11 @@ export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Set
       settle.providerId,
       settle.roundId,
       settle.groupId,
+      settle.playerId,
       settle.providerId,
       settle.roundId,
       settle.groupId,
+      settle.playerId,
     ],
   );
   const row = result.rows[0];

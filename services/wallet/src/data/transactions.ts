@@ -88,6 +88,7 @@ export async function claimTransaction(db: Knex, m: MovementRecord, request: obj
         balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
       WHERE transactions.group_id = EXCLUDED.group_id
         AND transactions.category = EXCLUDED.category
+        AND transactions.player_id = EXCLUDED.player_id
         AND (transactions.status = 'FAILED'
              OR (transactions.status = 'PENDING' AND transactions.claimed_at <= now() - make_interval(secs => ?)))
       RETURNING id, attempt

@@ -1,5 +1,6 @@
 import { AppError, money, toMoneyString } from '@relay/shared';
 import { recordCreditSuccess } from '../data/rounds';
+import { findTransaction } from '../data/transactions';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
 import { moveMoney, type MovementDeps } from './money-movement';
@@ -31,7 +32,8 @@ export interface CashInRequest {
 export async function cashIn(deps: MovementDeps, callerGroupId: string, req: CashInRequest, isRetry: boolean): Promise<Account> {
   const resolved = await resolveSession(deps, callerGroupId, req.sessionId, { gameId: req.gameId, currency: req.currency, fromArchive: isRetry });
   const { session, casino } = resolved;
-  if (!reasonAllowedFor(req.reason, casino)) {
+  // A reason the casino has not enabled starts no new credit; an earlier SUCCESS is still replayed.
+  if (!reasonAllowedFor(req.reason, casino) && (await findTransaction(deps.db, session.providerId, req.transactionId))?.status !== 'SUCCESS') {
     throw new AppError('Bad Request', `reason ${req.reason} is not enabled for this casino`, { details: [{ path: 'reason', message: 'not enabled for this casino' }] });
   }
   const language = req.language ?? session.language;
@@ -88,6 +90,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
               providerId: session.providerId,
               roundId: req.roundId,
               groupId: session.groupId,
+              playerId: session.playerId,
               payoutAmount: amount,
               appliedMultiplier: multiplier,
               settleTransactionId: req.transactionId,

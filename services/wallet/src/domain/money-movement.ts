@@ -68,7 +68,17 @@ async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; att
   // Kept for the audit like a failure's answer: a casino echoing the wallet token must not put it at rest in clear.
   const token = resolved.walletToken;
   const casinoBody = (token ? answer.rawBody.split(token).join('[redacted]') : answer.rawBody).slice(0, 2048);
-  await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody });
+  try {
+    await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody });
+  } catch (err) {
+    // The casino moved the money but its outcome could not be recorded: the record stays PENDING.
+    // Never a 500 here (on cash-out that means "bet rejected"): the game repeats the same request
+    // after the in-flight window and the casino's idempotency returns the same answer.
+    deps.logger.error({ err, transactionId: record.transactionId, attempt: claim.attempt }, 'casino succeeded but the outcome was not recorded');
+    throw new AppError('SERVICE_UNAVAILABLE', 'The outcome could not be recorded; repeat the request with the same transactionId', {
+      headers: { 'Retry-After': String(deps.inFlightSeconds) },
+    });
+  }
   deps.transactions?.inc({ category: record.category, status: 'SUCCESS' });
   return { id: resolved.session.playerId, balance: answer.balance, username };
 }
