@@ -3,7 +3,7 @@ import { recordCreditSuccess } from '../data/rounds';
 import { findTransaction } from '../data/transactions';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
-import { moveMoney, type MovementDeps } from './money-movement';
+import { moveMoney, recordKeys, type MovementDeps } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
 
 export interface CashInRequest {
@@ -36,7 +36,6 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
   if (!reasonAllowedFor(req.reason, casino) && (await findTransaction(deps.db, session.providerId, req.transactionId))?.status !== 'SUCCESS') {
     throw new AppError('Bad Request', `reason ${req.reason} is not enabled for this casino`, { details: [{ path: 'reason', message: 'not enabled for this casino' }] });
   }
-  const language = req.language ?? session.language;
   const amount = toMoneyString(req.amount);
   const betAmount = req.betAmount ?? 0;
   const multiplier = money(req.appliedMultiplier).toFixed();
@@ -45,18 +44,10 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
     operation: 'credit',
     request: { ...req, isRetry },
     record: {
-      providerId: session.providerId,
-      transactionId: req.transactionId,
+      ...recordKeys(resolved, req),
       previousTransactionId: req.previousTransactionId ?? null,
       category: 'CASH_IN',
-      groupId: session.groupId,
-      gameId: session.gameId,
-      playerId: session.playerId,
-      sessionId: session.sessionId,
-      roundId: req.roundId,
       amount,
-      currency: session.currency,
-      language,
       reason: req.reason,
       appliedMultiplier: multiplier,
       betAmount: toMoneyString(betAmount),

@@ -1,7 +1,7 @@
 import { toMoneyString } from '@relay/shared';
 import { recordDebitSuccess } from '../data/rounds';
 import type { Account } from './balance';
-import { moveMoney, type MovementDeps } from './money-movement';
+import { moveMoney, recordKeys, type MovementDeps } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
 
 export interface CashOutRequest {
@@ -26,18 +26,10 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
     operation: 'debit',
     request: req,
     record: {
-      providerId: session.providerId,
-      transactionId: req.transactionId,
+      ...recordKeys(resolved, req),
       previousTransactionId: null,
       category: 'CASH_OUT',
-      groupId: session.groupId,
-      gameId: session.gameId,
-      playerId: session.playerId,
-      sessionId: session.sessionId,
-      roundId: req.roundId,
       amount,
-      currency: session.currency,
-      language,
       reason: null,
       appliedMultiplier: null,
       betAmount: amount,

@@ -25,6 +25,22 @@ export interface Movement {
 
 const MAX_CLAIM_ROUNDS = 3;
 
+/** The keys and references every transaction record takes from its session and request. */
+export function recordKeys(resolved: ResolvedSession, req: { transactionId: string; roundId: string; language?: string }) {
+  const { session } = resolved;
+  return {
+    providerId: session.providerId,
+    transactionId: req.transactionId,
+    groupId: session.groupId,
+    gameId: session.gameId,
+    playerId: session.playerId,
+    sessionId: session.sessionId,
+    roundId: req.roundId,
+    currency: session.currency,
+    language: req.language ?? session.language,
+  };
+}
+
 /**
  * The idempotency state machine of the spec's Transaction table. The PENDING claim is durable
  * before the casino is called; the casino's answer and the round it affects are written together.
