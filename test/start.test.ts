@@ -1,25 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { dropDatabase } from '@relay/shared';
+import { freePort } from './processes';
 
 /**
  * `npm start` as an operator runs it: the built platform in the foreground, every service in its own
  * process, migrations first on a database that does not exist yet. Needs `npm run build` (pretest).
  */
 const ROOT = path.resolve(__dirname, '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));

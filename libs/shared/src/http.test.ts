@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { toAppError } from './http';
+import type { Request } from 'express';
+import { MAX_JSON_DEPTH, refuseUnsafeInput, toAppError } from './http';
 
 describe('toAppError', () => {
   const logger = pino({ level: 'silent' });
@@ -25,5 +26,26 @@ describe('toAppError', () => {
     const mapped = toAppError(new TypeError('x is undefined'), logger);
     expect(mapped.code).toBe('INTERNAL_ERROR');
     expect(mapped.message).toBe('Internal error');
+  });
+});
+
+describe('refuseUnsafeInput', () => {
+  const run = (body: unknown, query: unknown = {}) => {
+    let passed: unknown = 'not called';
+    refuseUnsafeInput({ body, query } as Request, {} as never, (err?: unknown) => (passed = err));
+    return passed as { code?: string; message?: string } | undefined;
+  };
+  const nested = (depth: number) => JSON.parse('{"a":'.repeat(depth) + '1' + '}'.repeat(depth));
+
+  it('When a body is nested up to the limit, then it passes; one level deeper, then 400 Bad Request', () => {
+    expect(run(nested(MAX_JSON_DEPTH))).toBeUndefined();
+    expect(run(nested(MAX_JSON_DEPTH + 1))).toMatchObject({ code: 'Bad Request' });
+  });
+
+  it('When a NUL hides in a value, a key or the query, then 400 Bad Request', () => {
+    expect(run({ a: ['x', 'y\u0000'] })).toMatchObject({ code: 'Bad Request' });
+    expect(run({ ['k\u0000']: 1 })).toMatchObject({ code: 'Bad Request' });
+    expect(run(undefined, { sessionId: 'a\u0000' })).toMatchObject({ code: 'Bad Request' });
+    expect(run({ a: 'plain ✓ text' })).toBeUndefined();
   });
 });

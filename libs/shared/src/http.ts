@@ -103,23 +103,30 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   };
 }
 
+/** No game or admin payload needs more; deeper JSON would overflow JSON.stringify when recorded. */
+export const MAX_JSON_DEPTH = 100;
+
 /**
- * PostgreSQL text cannot hold NUL, and no identifier or label of the spec needs a control
- * character: refuse them anywhere in the query or body up front (400), rather than deep in a
- * write. Iterative, so a deeply nested body cannot exhaust the stack.
+ * Input every service refuses up front (400) rather than deep in a write: a NUL anywhere (no
+ * PostgreSQL text can hold one, no identifier or label needs one) and JSON nested deeper than
+ * MAX_JSON_DEPTH. Iterative, so a deeply nested body cannot exhaust the stack of the check itself.
  */
-export const refuseControlCharacters: RequestHandler = (req, _res, next) => {
-  const stack: unknown[] = [req.query, req.body];
+export const refuseUnsafeInput: RequestHandler = (req, _res, next) => {
+  const stack: [unknown, number][] = [
+    [req.query, 0],
+    [req.body, 0],
+  ];
   let visited = 0;
   while (stack.length > 0) {
-    const value = stack.pop();
+    const [value, depth] = stack.pop()!;
     if (++visited > 100_000) return next(badRequestError('Request is too complex'));
     if (typeof value === 'string') {
       if (value.includes('\u0000')) return next(badRequestError('Request contains a NUL character'));
     } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_JSON_DEPTH) return next(badRequestError(`Request is nested deeper than ${MAX_JSON_DEPTH} levels`));
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
         if (key.includes('\u0000')) return next(badRequestError('Request contains a NUL character'));
-        stack.push(child);
+        stack.push([child, depth + 1]);
       }
     }
   }
@@ -154,7 +161,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.use(requestContext(opts.logger, opts.metrics, opts.publicEdge ?? false));
   app.use(opts.health);
   if (opts.parseJson !== false) app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(refuseControlCharacters);
+  app.use(refuseUnsafeInput);
   opts.routes(app);
   app.use(notFound);
   app.use(errorMiddleware(opts.logger));

@@ -6,24 +6,8 @@ import { CASH_IN_REASONS } from '../domain/cash-in-reasons';
 const identifier = z.string().min(1).max(200).refine((v) => !v.includes(':'), "must not contain ':'");
 const text = (max: number) => z.string().min(1).max(max);
 const amount = z.number().refine(isValidAmount, 'must be a non-negative number with at most 2 decimals');
-/**
- * gameData, settlementData and meta are stored as submitted, but JSON nested deeper than any game
- * needs would overflow the stack of JSON.stringify when the request is recorded (a 500): refused.
- */
-const MAX_JSON_DEPTH = 100;
-const jsonObject = z.record(z.string(), z.unknown()).refine((v) => nestingWithin(v, MAX_JSON_DEPTH), `must not be nested deeper than ${MAX_JSON_DEPTH} levels`);
-
-/** Iterative, so the check itself cannot exhaust the stack. */
-function nestingWithin(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > max) return false;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return true;
-}
+// Depth and NUL are refused for every request by the shared input guard (refuseUnsafeInput).
+const jsonObject = z.record(z.string(), z.unknown());
 const gameId = z.number().int().min(1).max(2147483647);
 
 const moneyFields = {
