@@ -19,6 +19,8 @@ export interface CasinoAccount extends CasinoAnswer {
   /** Rounded half-up to two decimals in exact decimal arithmetic. */
   balance: number;
   username?: string;
+  /** The answer for the audit record, scrubbed and cut like a failure's (never rawBody at rest). */
+  casinoBody: string;
 }
 
 export interface CasinoFailure {
@@ -52,7 +54,7 @@ export function interpretCasinoAnswer(operation: CasinoOperation, status: number
     const balance = accountBalance(json, text);
     if (balance === null) return fail('INVALID_PROVIDER_RESPONSE', `Casino answered the ${operation} without a usable non-negative balance`);
     const username = isObject(json) && typeof json.username === 'string' && json.username !== '' ? json.username : undefined;
-    return { ok: true, status, rawBody: text, balance, ...(username !== undefined ? { username } : {}) };
+    return { ok: true, status, rawBody: text, casinoBody: auditBody(text, scrub), balance, ...(username !== undefined ? { username } : {}) };
   }
 
   const reason = casinoReason(json, scrub) ?? `HTTP ${status}`;

@@ -81,11 +81,8 @@ async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; att
     throw answer.error;
   }
   const username = answer.username ?? resolved.session.username ?? resolved.session.playerId;
-  // Kept for the audit like a failure's answer: a casino echoing the wallet token must not put it at rest in clear.
-  const token = resolved.walletToken;
-  const casinoBody = (token ? answer.rawBody.split(token).join('[redacted]') : answer.rawBody).slice(0, 2048);
   try {
-    await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody });
+    await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody: answer.casinoBody });
   } catch (err) {
     // The casino moved the money but its outcome could not be recorded: the record stays PENDING.
     // Never a 500 here (on cash-out that means "bet rejected"): the game repeats the same request
