@@ -1,5 +1,5 @@
 import { newId, runPrepared, type Knex } from '@relay/shared';
-import { successCtes, type SuccessFacts } from './transactions';
+import { successCtes, type Statement, type SuccessFacts } from './transactions';
 
 export interface OpenRound {
   providerId: string;
@@ -20,10 +20,16 @@ export interface OpenRound {
  * statement. Returns false when the roundId already existed (that round is left as it was).
  */
 export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound): Promise<boolean> {
+  const statement = debitSuccessStatement(s, r);
+  const result = await runPrepared<{ opened: number }>(db, statement.sql, statement.bindings);
+  return result.rows[0].opened > 0;
+}
+
+/** The statement behind recordDebitSuccess, exported so tests can check its plan. */
+export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement {
   const success = successCtes(s);
-  const result = await runPrepared<{ opened: number }>(
-    db,
-    `WITH ${success.sql},
+  return {
+    sql: `WITH ${success.sql},
       opened AS (
         -- Only while this attempt still owns the transaction: an attempt that lost it to a takeover
         -- after the in-flight window must not open a round the winner did not.
@@ -35,7 +41,7 @@ export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound
         RETURNING id
       )
     SELECT (SELECT count(*) FROM opened)::int AS opened`,
-    [
+    bindings: [
       ...success.bindings,
       newId(),
       r.providerId,
@@ -50,8 +56,7 @@ export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound
       r.betTransactionId,
       r.gameData === undefined ? null : JSON.stringify(r.gameData),
     ],
-  );
-  return result.rows[0].opened > 0;
+  };
 }
 
 export interface Settlement {
@@ -80,37 +85,44 @@ export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Set
     await runPrepared(db, `WITH ${success.sql} SELECT 1`, success.bindings);
     return 'NOT_SETTLING';
   }
-  const result = await runPrepared<{ settled: number; existing: number }>(
-    db,
-    `WITH ${success.sql},
+  const statement = settleStatement(s, settle);
+  const result = await runPrepared<{ settled: number; existing: number }>(db, statement.sql, statement.bindings);
+  const row = result.rows[0];
+  if (row.settled > 0) return 'SETTLED';
+  return row.existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
+}
+
+/** The statement behind a settling recordCreditSuccess, exported so tests can check its plan. */
+export function settleStatement(s: SuccessFacts, settle: Settlement): Statement {
+  const success = successCtes(s);
+  return {
+    sql: `WITH ${success.sql},
+      -- The round by its unique key alone, so that no plan can walk a reporting index instead (an
+      -- index on (group_id, ...) would read every round of the game provider); the update below
+      -- then goes by primary key. Only the crediting player's own round is settled.
+      target AS MATERIALIZED (
+        SELECT id, group_id, player_id FROM rounds WHERE provider_id = ? AND round_id = ?
+      ),
+      mine AS (SELECT id FROM target WHERE group_id = ? AND player_id = ?),
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
-        WHERE provider_id = ? AND round_id = ? AND group_id = ? AND player_id = ? AND status = 'OPEN'
-          AND EXISTS (SELECT 1 FROM tx)
+        WHERE id = (SELECT id FROM mine) AND status = 'OPEN' AND EXISTS (SELECT 1 FROM tx)
         RETURNING id
       )
-    SELECT (SELECT count(*) FROM settled)::int AS settled,
-           (SELECT count(*) FROM rounds WHERE provider_id = ? AND round_id = ? AND group_id = ? AND player_id = ?)::int AS existing`,
-    [
+    SELECT (SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing`,
+    bindings: [
       ...success.bindings,
+      settle.providerId,
+      settle.roundId,
+      settle.groupId,
+      settle.playerId,
       settle.payoutAmount,
       settle.appliedMultiplier,
       settle.settleTransactionId,
       settle.settleReason,
       settle.outcome,
       settle.settlementData === undefined ? null : JSON.stringify(settle.settlementData),
-      settle.providerId,
-      settle.roundId,
-      settle.groupId,
-      settle.playerId,
-      settle.providerId,
-      settle.roundId,
-      settle.groupId,
-      settle.playerId,
     ],
-  );
-  const row = result.rows[0];
-  if (row.settled > 0) return 'SETTLED';
-  return row.existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
+  };
 }

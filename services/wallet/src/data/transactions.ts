@@ -75,6 +75,19 @@ const REWRITTEN = COLUMNS.map(([, c]) => c).filter((c) => !['provider_id', 'tran
  * that won the claim; concurrent identical requests can never both reach the casino.
  */
 export async function claimTransaction(db: Knex, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
+  const statement = claimStatement(m, request, inFlightSeconds);
+  const result = await runPrepared<Claim>(db, statement.sql, statement.bindings);
+  return result.rows[0] ?? null;
+}
+
+/** SQL text with `?` placeholders and its bindings, as runPrepared takes them. */
+export interface Statement {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/** The statement behind claimTransaction, exported so tests can check its plan. */
+export function claimStatement(m: MovementRecord, request: object, inFlightSeconds: number): Statement {
   const values = COLUMNS.map(([k]) => m[k]);
   const placeholders = COLUMNS.map(() => '?').join(', ');
   const sql = `
@@ -96,8 +109,7 @@ export async function claimTransaction(db: Knex, m: MovementRecord, request: obj
     INSERT INTO transaction_attempts (transaction_pk, attempt, request, started_at)
     SELECT id, attempt, ?::json, now() FROM claimed
     RETURNING transaction_pk AS pk, attempt`;
-  const result = await runPrepared<Claim>(db, sql, [newId(), ...values, fingerprint(request), inFlightSeconds, JSON.stringify(request)]);
-  return result.rows[0] ?? null;
+  return { sql, bindings: [newId(), ...values, fingerprint(request), inFlightSeconds, JSON.stringify(request)] };
 }
 
 export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {
@@ -144,7 +156,7 @@ export interface SuccessFacts {
  * attempt still owns it) and its attempt row records the casino's answer. Callers add the round
  * effect as a third data-modifying CTE, so the whole outcome commits atomically in one round trip.
  */
-export function successCtes(s: SuccessFacts): { sql: string; bindings: Knex.RawBinding[] } {
+export function successCtes(s: SuccessFacts): Statement {
   return {
     sql: `tx AS (
         UPDATE transactions SET status = 'SUCCESS', balance = ?, username = ?, completed_at = now(), updated_at = now()

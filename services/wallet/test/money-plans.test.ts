@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, type Database, type Knex } from '@relay/shared';
+import { debitSuccessStatement, settleStatement } from '../src/data/rounds';
+import { claimStatement, type MovementRecord, type Statement, type SuccessFacts } from '../src/data/transactions';
+
+/**
+ * Every statement of a money call must reach its rows through a unique key: a plan that walks a
+ * reporting index (all of them lead with group_id) reads every record of the game provider, so a
+ * money call would slow down as the tables grow. The planner's choice depends on statistics, so
+ * each statement is explained as prepared statements run (custom plans first, then the cached
+ * generic plan), both on a fresh deployment (statistics taken while the tables were empty) and
+ * after ANALYZE, on tables holding many OPEN rounds and PENDING transactions of one game provider.
+ */
+const UNIQUE_ACCESS = new Set([
+  'transactions_pkey',
+  'transactions_provider_id_transaction_id_key',
+  'transaction_attempts_transaction_pk_attempt_key',
+  'rounds_pkey',
+  'rounds_provider_id_round_id_key',
+]);
+const MONEY_TABLES = new Set(['transactions', 'transaction_attempts', 'rounds']);
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every way the plan reads a money table: "Seq Scan" or the name of the index it uses. */
+function tableAccesses(node: PlanNode, out: string[] = []): string[] {
+  if (node['Relation Name'] && MONEY_TABLES.has(node['Relation Name']) && node['Node Type'] !== 'ModifyTable') {
+    out.push(`${node['Relation Name']}: ${node['Index Name'] ?? node['Node Type']}`);
+  }
+  for (const child of node.Plans ?? []) tableAccesses(child, out);
+  return out;
+}
+
+async function explain(trx: Knex.Transaction, statement: Statement, mode: 'force_custom_plan' | 'force_generic_plan'): Promise<string[]> {
+  let i = 0;
+  const text = statement.sql.replace(/\?/g, () => `$${++i}`);
+  await trx.raw(`SET LOCAL plan_cache_mode = ${mode}`);
+  await trx.raw(`PREPARE money_plan_check AS ${text}`);
+  try {
+    const args = trx.raw(statement.bindings.map(() => '?').join(', '), statement.bindings).toQuery();
+    const result = await trx.raw(`EXPLAIN (FORMAT JSON) EXECUTE money_plan_check(${args})`);
+    const plan = result.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+    return tableAccesses(plan);
+  } finally {
+    await trx.raw('DEALLOCATE money_plan_check');
+  }
+}
+
+const GROUP = 'plan-studio';
+const PROVIDER = 'plan-casino';
+const PLAYER = 'plan-player';
+
+function movement(category: 'CASH_OUT' | 'CASH_IN', transactionId: string, roundId: string): MovementRecord {
+  return {
+    providerId: PROVIDER,
+    transactionId,
+    previousTransactionId: null,
+    category,
+    groupId: GROUP,
+    gameId: 7,
+    playerId: PLAYER,
+    sessionId: 'plan-session',
+    roundId,
+    amount: '1.00',
+    currency: 'EUR',
+    language: 'en',
+    reason: category === 'CASH_IN' ? 'NORMAL_WIN' : null,
+    appliedMultiplier: category === 'CASH_IN' ? '2' : null,
+    betAmount: '1.00',
+    awardId: null,
+    campaignId: null,
+    isLastFreebet: null,
+    isRetry: false,
+  };
+}
+
+const success: SuccessFacts = {
+  claim: { pk: '00000000-0000-4000-8000-000000000001', attempt: 1 },
+  balance: '10.00',
+  username: PLAYER,
+  casinoStatus: 200,
+  casinoBody: '{}',
+};
+
+const statements: Record<string, Statement> = {
+  'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
+  'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }, 30),
+  'debit outcome opening the round': debitSuccessStatement(success, {
+    providerId: PROVIDER,
+    roundId: 'plan-round',
+    groupId: GROUP,
+    gameId: 7,
+    playerId: PLAYER,
+    sessionId: 'plan-session',
+    currency: 'EUR',
+    language: 'en',
+    betAmount: '1.00',
+    betTransactionId: 'plan-bet',
+    gameData: { a: 1 },
+  }),
+  'credit outcome settling the round': settleStatement(success, {
+    providerId: PROVIDER,
+    roundId: 'plan-round',
+    groupId: GROUP,
+    playerId: PLAYER,
+    payoutAmount: '2.00',
+    appliedMultiplier: '2',
+    settleTransactionId: 'plan-win',
+    settleReason: 'NORMAL_WIN',
+    outcome: 'WIN',
+    settlementData: null,
+  }),
+};
+
+/** Many rounds of one player of one game provider, most OPEN, each with its PENDING bet and its attempt. */
+async function fill(db: Knex, rows: number): Promise<void> {
+  await db.raw(
+    `INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language, status, bet_amount, bet_transaction_id, opened_at)
+     SELECT gen_random_uuid(), ?, 'fill-r-' || n, ?, 7, ?, 'plan-session', 'EUR', 'en', CASE WHEN n % 10 = 0 THEN 'SETTLED' ELSE 'OPEN' END, 1, 'fill-b-' || n, now()
+     FROM generate_series(1, ?) AS n`,
+    [PROVIDER, GROUP, PLAYER, rows],
+  );
+  await db.raw(
+    `INSERT INTO transactions (id, provider_id, transaction_id, category, status, group_id, game_id, player_id, session_id, round_id, amount, currency, language, request_fingerprint)
+     SELECT gen_random_uuid(), ?, 'fill-b-' || n, 'CASH_OUT', 'PENDING', ?, 7, ?, 'plan-session', 'fill-r-' || n, 1, 'EUR', 'en', 'x'
+     FROM generate_series(1, ?) AS n`,
+    [PROVIDER, GROUP, PLAYER, rows],
+  );
+  await db.raw(
+    `INSERT INTO transaction_attempts (transaction_pk, attempt, request) SELECT id, 1, '{}' FROM transactions WHERE provider_id = ?`,
+    [PROVIDER],
+  );
+}
+
+describe('money statement plans', () => {
+  let url: string;
+  let database: Database;
+  beforeAll(async () => {
+    const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+    url = `${base}/relay_plans_${Date.now()}_${randomBytes(3).toString('hex')}`;
+    await migrateToLatest(url);
+    database = createDatabase({ url, readUrl: url, poolMax: 2, name: 'plans' });
+  });
+  afterAll(async () => {
+    await closeDatabase(database);
+    await dropDatabase(url);
+  });
+
+  const check = async () => {
+    const found: Record<string, string[]> = {};
+    await database.primary.transaction(async (trx) => {
+      for (const [name, statement] of Object.entries(statements)) {
+        for (const mode of ['force_custom_plan', 'force_generic_plan'] as const) {
+          found[`${name} (${mode})`] = await explain(trx, statement, mode);
+        }
+      }
+    });
+    for (const [name, accesses] of Object.entries(found)) {
+      expect({ name, accesses: accesses.filter((a) => !UNIQUE_ACCESS.has(a.split(': ')[1])) }).toEqual({ name, accesses: [] });
+    }
+    return found;
+  };
+
+  it('When statistics were taken on empty tables and the tables then grew, then every money statement still reads by unique key', async () => {
+    await database.primary.raw('ANALYZE rounds, transactions, transaction_attempts');
+    await fill(database.primary, 20000);
+    const found = await check();
+    // The settlement reads the round by (provider_id, round_id) and updates it by primary key.
+    expect(found['credit outcome settling the round (force_generic_plan)']).toEqual(
+      expect.arrayContaining(['rounds: rounds_provider_id_round_id_key', 'rounds: rounds_pkey']),
+    );
+  });
+
+  it('When ANALYZE has then seen those thousands of OPEN rounds and PENDING transactions of the game provider, then every money statement still reads by unique key', async () => {
+    await database.primary.raw('ANALYZE rounds, transactions, transaction_attempts');
+    await check();
+  });
+});
