@@ -26,8 +26,9 @@ export class Supervisor {
         this.log(`skipping ${proc.name}: ${proc.script} is not built`);
         continue;
       }
-      // RELAY_NODE_ARGS: extra Node flags for every service (e.g. --max-old-space-size, --cpu-prof).
-      const nodeArgs = (this.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+      // RELAY_NODE_ARGS: extra Node flags for every service (e.g. --max-old-space-size, --cpu-prof),
+      // after the process's own, so they can override them.
+      const nodeArgs = [...(proc.nodeArgs ?? []), ...(this.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
       const child = spawn(process.execPath, [...nodeArgs, script], { env: this.env, stdio: ['ignore', 'inherit', 'inherit'] });
       this.children.set(proc.name, child);
       child.on('exit', (code, signal) => {
