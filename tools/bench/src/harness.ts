@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,8 +19,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** BENCH_LOG_DIR=dir: each process's stdout (its log lines) goes to dir/<script name>.log. */
 export function startProcess(script: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const logDir = process.env.BENCH_LOG_DIR;
+  const stdout = logDir ? openSync(path.join(logDir, `${script.replace(/\W+/g, '_')}.log`), 'w') : 'ignore';
+  const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
+  if (typeof stdout === 'number') closeSync(stdout);
   return child;
 }
 

@@ -13,6 +13,8 @@ import { fixedRate, freePort, machine, ROOT, saturate, startProcess, stopProcess
  */
 const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PLAYERS = 200;
+// BENCH_RATES=100,500: other fixed arrival rates (calls per second) than the two of the target.
+const RATES = (process.env.BENCH_RATES ?? '500,1500').split(',').map(Number);
 
 interface Player {
   playerId: string;
@@ -82,7 +84,7 @@ export async function runMoneyBench(): Promise<string> {
     const rows: [string, string, Summary][] = [];
     // BENCH_ONLY=saturation runs just the relay saturation phase (for profiling).
     const onlySaturation = process.env.BENCH_ONLY === 'saturation';
-    for (const callsPerSecond of onlySaturation ? [] : [500, 1500]) {
+    for (const callsPerSecond of onlySaturation ? [] : RATES) {
       const d = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, direct);
       rows.push(['sandbox direct', `${callsPerSecond} calls/s offered`, summarize(d.samples, d.seconds)]);
       const r = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, viaGateway);
