@@ -14,7 +14,7 @@ import { claimStatement, type MovementRecord, type Statement, type SuccessFacts 
 const UNIQUE_ACCESS = new Set([
   'transactions_pkey',
   'transactions_provider_id_transaction_id_key',
-  'transaction_attempts_transaction_pk_attempt_key',
+  'transaction_attempts_pkey',
   'rounds_pkey',
   'rounds_provider_id_round_id_key',
 ]);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as initial from './001_initial';
+import * as leanMoneyWrites from './002_lean_money_writes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -9,6 +10,7 @@ interface Migration {
 /** Migrations are compiled with the code and listed here, so no file loader guesses extensions. */
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
+  '002_lean_money_writes': leanMoneyWrites,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
