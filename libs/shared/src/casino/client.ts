@@ -98,7 +98,11 @@ export class CasinoClient {
     const timestamp = Math.floor(Date.now() / 1000);
     const walletToken = (body as { walletToken?: unknown }).walletToken;
     const scrub = typeof walletToken === 'string' && walletToken !== '' ? [walletToken] : [];
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    // A timer cleared when the call ends, not AbortSignal.timeout(): that one stays alive for the
+    // whole time-out after every call and drags each call's objects into the old generation.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     try {
       const res = await this.agent.request({
         origin: target.origin,
@@ -119,6 +123,8 @@ export class CasinoClient {
     } catch (err) {
       if (signal.aborted || isTimeout(err)) return timedOut(operation, this.timeoutMs);
       return unreachable(operation, err);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
