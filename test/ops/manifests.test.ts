@@ -91,6 +91,11 @@ describe('kubernetes manifests', () => {
     // SHUTDOWN_TIMEOUT_MS plus the preStop pause fit in the grace period.
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(Number(named('ConfigMap', 'relay-config')!.data.SHUTDOWN_TIMEOUT_MS) + 5000);
     expect(dep.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+    // A container that sets its own NODE_OPTIONS replaces the ConfigMap's: it must keep its heap cap.
+    const nodeOptions = (c.env ?? []).find((e: { name: string }) => e.name === 'NODE_OPTIONS')?.value ?? named('ConfigMap', 'relay-config')!.data.NODE_OPTIONS;
+    const heapMiB = Number(/--max-old-space-size=(\d+)/.exec(nodeOptions)?.[1]);
+    expect(heapMiB).toBeGreaterThan(0);
+    expect(heapMiB + (Number(/--max-semi-space-size=(\d+)/.exec(nodeOptions)?.[1] ?? 16) * 3)).toBeLessThan(parseInt(c.resources.limits.memory, 10) * 0.8);
   });
 
   it.each(Object.keys(WORKLOADS))('When %s is deployed, then an HPA scales it and a PDB limits its disruption', (name) => {
