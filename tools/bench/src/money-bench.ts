@@ -41,7 +41,7 @@ export async function runMoneyBench(): Promise<string> {
     ADMIN_PORT: String(admin),
     ADMIN_TOKEN: adminToken,
     RATE_LIMIT_PER_SECOND: '0',
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   });
   const base = `http://127.0.0.1:${gw}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
