@@ -8,11 +8,14 @@ import type { Knex } from 'knex';
  *   and (group_id, round_id) serves it;
  * - transaction_attempts.id: nothing reads attempts by it; (transaction_pk, attempt), already
  *   unique, becomes the primary key, and each attempt no longer draws from a sequence.
- * The new primary key index is built under the table's lock: on a large attempts table, run this
- * migration in a maintenance window.
+ * The new primary key index is built while the migration holds the locks of both tables (the DROP
+ * INDEX lock on transactions lasts until commit): on large tables, run it in a quiet hour.
  */
 export async function up(knex: Knex): Promise<void> {
+  // Waiting behind a long report for these locks would queue every money call behind us: give up
+  // after 5 s instead (the migration transaction rolls back and the Job retries).
   await knex.raw(`
+    SET LOCAL lock_timeout = '5s';
     DROP INDEX transactions_provider_round;
     ALTER TABLE transaction_attempts
       DROP CONSTRAINT transaction_attempts_pkey,
