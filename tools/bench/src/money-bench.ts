@@ -164,9 +164,16 @@ function report(rows: [string, string, Summary][]): string {
 if (require.main === module) {
   runMoneyBench().then(
     (md) => {
-      const dir = path.join(ROOT, 'tools/bench/results');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, 'money.md'), `${md}\n`);
+      // Only the standard run replaces the recorded figures: a profiling or what-if run (any of
+      // the BENCH_ knobs below) is printed, never written over BENCHMARKS.md's source.
+      const knobs = ['BENCH_ONLY', 'BENCH_RATES', 'BENCH_LOG_LEVEL', 'BENCH_PG_SOCKET', 'BENCH_SECONDS', 'RELAY_NODE_ARGS'].filter((k) => process.env[k]);
+      if (knobs.length === 0) {
+        const dir = path.join(ROOT, 'tools/bench/results');
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(path.join(dir, 'money.md'), `${md}\n`);
+      } else {
+        console.error(`not recorded in tools/bench/results (set: ${knobs.join(', ')})`);
+      }
       console.log(md);
     },
     (err) => {
