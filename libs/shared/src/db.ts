@@ -100,25 +100,35 @@ export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string })?.code === '23505';
 }
 
+/** SQL text with knex-style `?` placeholders and its bindings: what runPrepared runs. */
+export interface Statement {
+  sql: string;
+  bindings: Knex.RawBinding[];
+}
+
+/** Knex-style `?` placeholders as PostgreSQL's `$1, $2, ...`; the SQL must contain no other `?`. */
+export function numberedPlaceholders(sql: string): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+}
+
 const preparedText = new Map<string, { name: string; text: string }>();
 
 /**
  * Runs a hot-path statement as a named prepared statement: PostgreSQL parses and plans it once
- * per connection instead of on every call (the money statements are large CTEs). Placeholders are
- * knex-style `?`; the statements using this contain no other question marks.
+ * per connection instead of on every call (the money statements are large CTEs).
  */
-export async function runPrepared<R = Record<string, unknown>>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<{ rows: R[]; rowCount: number }> {
+export async function runPrepared<R = Record<string, unknown>>(db: Knex, { sql, bindings }: Statement): Promise<{ rows: R[]; rowCount: number }> {
   let prepared = preparedText.get(sql);
   if (!prepared) {
-    let i = 0;
-    const text = sql.replace(/\?/g, () => `$${++i}`);
+    const text = numberedPlaceholders(sql);
     prepared = { name: `relay_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
     preparedText.set(sql, prepared);
   }
   const client = db.client as { acquireConnection(): Promise<pg.PoolClient>; releaseConnection(c: pg.PoolClient): Promise<void> };
   const connection = await client.acquireConnection();
   try {
-    const result = await connection.query({ name: prepared.name, text: prepared.text, values: bindings as unknown[] });
+    const result = await connection.query({ name: prepared.name, text: prepared.text, values: bindings });
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   } finally {
     await client.releaseConnection(connection);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, type Database, type Knex } from '@relay/shared';
+import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
 import { debitSuccessStatement, settleStatement } from '../src/data/rounds';
-import { claimStatement, type MovementRecord, type Statement, type SuccessFacts } from '../src/data/transactions';
+import { claimStatement, type MovementRecord, type SuccessFacts } from '../src/data/transactions';
 
 /**
  * Every statement of a money call must reach its rows through a unique key: a plan that walks a
@@ -37,10 +37,8 @@ function tableAccesses(node: PlanNode, out: string[] = []): string[] {
 }
 
 async function explain(trx: Knex.Transaction, statement: Statement, mode: 'force_custom_plan' | 'force_generic_plan'): Promise<string[]> {
-  let i = 0;
-  const text = statement.sql.replace(/\?/g, () => `$${++i}`);
   await trx.raw(`SET LOCAL plan_cache_mode = ${mode}`);
-  await trx.raw(`PREPARE money_plan_check AS ${text}`);
+  await trx.raw(`PREPARE money_plan_check AS ${numberedPlaceholders(statement.sql)}`);
   try {
     const args = trx.raw(statement.bindings.map(() => '?').join(', '), statement.bindings).toQuery();
     const result = await trx.raw(`EXPLAIN (FORMAT JSON) EXECUTE money_plan_check(${args})`);

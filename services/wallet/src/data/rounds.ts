@@ -1,5 +1,5 @@
-import { newId, runPrepared, type Knex } from '@relay/shared';
-import { successCtes, type Statement, type SuccessFacts } from './transactions';
+import { newId, runPrepared, type Knex, type Statement } from '@relay/shared';
+import { successCtes, type SuccessFacts } from './transactions';
 
 export interface OpenRound {
   providerId: string;
@@ -20,8 +20,7 @@ export interface OpenRound {
  * statement. Returns false when the roundId already existed (that round is left as it was).
  */
 export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound): Promise<boolean> {
-  const statement = debitSuccessStatement(s, r);
-  const result = await runPrepared<{ opened: number }>(db, statement.sql, statement.bindings);
+  const result = await runPrepared<{ opened: number }>(db, debitSuccessStatement(s, r));
   return result.rows[0].opened > 0;
 }
 
@@ -80,13 +79,12 @@ export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'NO_ROUND' | 'NOT_SET
  * bet, the OPEN round settled, in one statement. A settled round keeps its first settlement.
  */
 export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Settlement | null): Promise<SettleResult> {
-  const success = successCtes(s);
   if (!settle) {
-    await runPrepared(db, `WITH ${success.sql} SELECT 1`, success.bindings);
+    const success = successCtes(s);
+    await runPrepared(db, { sql: `WITH ${success.sql} SELECT 1`, bindings: success.bindings });
     return 'NOT_SETTLING';
   }
-  const statement = settleStatement(s, settle);
-  const result = await runPrepared<{ settled: number; existing: number }>(db, statement.sql, statement.bindings);
+  const result = await runPrepared<{ settled: number; existing: number }>(db, settleStatement(s, settle));
   const row = result.rows[0];
   if (row.settled > 0) return 'SETTLED';
   return row.existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newId, runPrepared, type Knex } from '@relay/shared';
+import { newId, runPrepared, type Knex, type Statement } from '@relay/shared';
 
 export type Category = 'CASH_OUT' | 'CASH_IN';
 export type TransactionStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
@@ -75,15 +75,8 @@ const REWRITTEN = COLUMNS.map(([, c]) => c).filter((c) => !['provider_id', 'tran
  * that won the claim; concurrent identical requests can never both reach the casino.
  */
 export async function claimTransaction(db: Knex, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
-  const statement = claimStatement(m, request, inFlightSeconds);
-  const result = await runPrepared<Claim>(db, statement.sql, statement.bindings);
+  const result = await runPrepared<Claim>(db, claimStatement(m, request, inFlightSeconds));
   return result.rows[0] ?? null;
-}
-
-/** SQL text with `?` placeholders and its bindings, as runPrepared takes them. */
-export interface Statement {
-  sql: string;
-  bindings: Knex.RawBinding[];
 }
 
 /** The statement behind claimTransaction, exported so tests can check its plan. */
@@ -172,16 +165,15 @@ export function successCtes(s: SuccessFacts): Statement {
 
 /** Records the casino's failure on the transaction and its attempt, in one statement. */
 export async function markFailed(db: Knex, claim: Claim, errorCode: string, errorMessage: string, outcome: CasinoOutcome): Promise<void> {
-  await runPrepared(
-    db,
-    `WITH tx AS (
+  await runPrepared(db, {
+    sql: `WITH tx AS (
         UPDATE transactions SET status = 'FAILED', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
         WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id
       )
     UPDATE transaction_attempts SET outcome = 'FAILED', error_code = ?, error_message = ?, casino_status = ?, casino_body = ?, finished_at = now()
     WHERE transaction_pk = ? AND attempt = ?`,
-    [errorCode, errorMessage, claim.pk, claim.attempt, errorCode, errorMessage, outcome.casinoStatus ?? null, outcome.casinoBody ?? null, claim.pk, claim.attempt],
-  );
+    bindings: [errorCode, errorMessage, claim.pk, claim.attempt, errorCode, errorMessage, outcome.casinoStatus ?? null, outcome.casinoBody ?? null, claim.pk, claim.attempt],
+  });
 }
 
 function fingerprint(request: object): string {
