@@ -3,17 +3,10 @@ import { recordCreditSuccess } from '../data/rounds';
 import { findTransaction } from '../data/transactions';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
-import { moveMoney, recordKeys, type MovementDeps } from './money-movement';
+import { moveMoney, recordKeys, type MovementDeps, type MovementRequest } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
 
-export interface CashInRequest {
-  sessionId: string;
-  gameId: number;
-  currency: string;
-  roundId: string;
-  transactionId: string;
-  amount: number;
-  language?: string;
+export interface CashInRequest extends MovementRequest {
   reason: CashInReason;
   appliedMultiplier: number;
   previousTransactionId?: string;

@@ -1,17 +1,10 @@
 import { toMoneyString } from '@relay/shared';
 import { recordDebitSuccess } from '../data/rounds';
 import type { Account } from './balance';
-import { moveMoney, recordKeys, type MovementDeps } from './money-movement';
+import { moveMoney, recordKeys, type MovementDeps, type MovementRequest } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
 
-export interface CashOutRequest {
-  sessionId: string;
-  gameId: number;
-  currency: string;
-  roundId: string;
-  transactionId: string;
-  amount: number;
-  language?: string;
+export interface CashOutRequest extends MovementRequest {
   game?: { gameData?: Record<string, unknown>; meta?: Record<string, unknown> };
 }
 

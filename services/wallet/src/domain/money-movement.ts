@@ -23,10 +23,21 @@ export interface Movement {
   complete: (success: SuccessFacts) => Promise<void>;
 }
 
+/** What every money call of a game names (the spec's common money route fields). */
+export interface MovementRequest {
+  sessionId: string;
+  gameId: number;
+  currency: string;
+  roundId: string;
+  transactionId: string;
+  amount: number;
+  language?: string;
+}
+
 const MAX_CLAIM_ROUNDS = 3;
 
 /** The keys and references every transaction record takes from its session and request. */
-export function recordKeys(resolved: ResolvedSession, req: { transactionId: string; roundId: string; language?: string }) {
+export function recordKeys(resolved: ResolvedSession, req: MovementRequest) {
   const { session } = resolved;
   return {
     providerId: session.providerId,
