@@ -1,7 +1,4 @@
-import { startPlatform, type TestPlatform } from '../../platform';
-import { startGameWorld, type GameWorld, type Player } from '../../game';
-import { checkLedgerAgreement, checkRoundsConsistent } from '../support/invariants';
-import { MoneyLoad } from '../support/load';
+import { outageWorld, repeatUnansweredAndCheckNothingLost } from '../support/outage-world';
 import { sleep } from '../support/money';
 import { ensureUp, postgres, waitForDown, waitForReadiness } from '../support/outage';
 import { scenarioIt, Tally } from '../support/reliability';
@@ -27,28 +24,12 @@ if (pg.unavailable) tally.note(`Skipped on this machine: ${pg.unavailable}.`);
 afterAll(() => tally.write());
 
 describeIf('PostgreSQL restart under load', () => {
-  let p: TestPlatform;
-  let g: GameWorld;
-  let players: Player[];
-  let load: MoneyLoad;
-
-  beforeAll(async () => {
-    await ensureUp(pg);
-    p = await startPlatform({ env: { IN_FLIGHT_WINDOW_SECONDS: String(WINDOW_SECONDS), CASINO_TIMEOUT_MS: '1500' } });
-    g = await startGameWorld(p);
-    players = await Promise.all(Array.from({ length: 6 }, () => g.launchPlayer({ balance: START_BALANCE })));
-    load = new MoneyLoad(g, players, tally, START_BALANCE);
-  });
-  afterAll(async () => {
-    await load?.stop();
-    await ensureUp(pg);
-    await p?.stop();
-    await g?.sandbox.close();
-  });
+  const w = outageWorld(pg, tally, { windowSeconds: WINDOW_SECONDS, startBalance: START_BALANCE });
 
   jest.setTimeout(120_000);
 
   scenario('When PostgreSQL stops under load, then /readyz of the gateway and every service answers 503 naming postgres, and 200 again once it is back', async () => {
+    const { p, load } = w;
     await waitForReadiness(p, (r) => r.status === 200, 10_000);
     load.start();
     let up: Awaited<ReturnType<typeof waitForReadiness>>;
@@ -76,25 +57,7 @@ describeIf('PostgreSQL restart under load', () => {
   });
 
   scenario('When the unanswered movements are repeated with their transactionIds, then nothing is lost or doubled and every round is settled', async () => {
-    await sleep(WINDOW_SECONDS * 1000 + 200); // attempts cut off by the outage are abandoned after the window
-    const { failures } = await load.settle();
-    expect(failures).toEqual([]);
-    await sleep(300);
-
-    const rows = await p.db.primary('transactions').where({ provider_id: g.providerId }).whereIn('transaction_id', load.confirmed).select('transaction_id', 'status');
-    expect(rows.filter((r) => r.status !== 'SUCCESS')).toEqual([]);
-    expect(rows).toHaveLength(new Set(load.confirmed).size);
-    await checkLedgerAgreement(p, g);
-    await checkRoundsConsistent(p, g);
-    const open = await p.db.primary('rounds').where({ provider_id: g.providerId, status: 'OPEN' }).count({ n: '*' });
-    expect(Number(open[0].n)).toBe(0);
-    for (const pl of players) expect([pl.playerId, g.sandbox.getPlayer(g.providerId, pl.playerId)!.balance]).toEqual([pl.playerId, load.expectedBalance(pl.playerId)]);
-    for (const roundId of load.notified) expect(g.sandbox.roundEndedCount({ providerId: g.providerId, roundId })).toBeGreaterThanOrEqual(1);
-    tally.check('ledger agreement');
-    tally.check('rounds consistent with transactions');
-    tally.check('answered movements found SUCCESS', rows.length);
-    tally.check('player balances exact', players.length);
-    tally.check('round-ended answered ok was delivered', load.notified.length);
+    await repeatUnansweredAndCheckNothingLost(w, tally, WINDOW_SECONDS);
   });
 });
 
