@@ -105,6 +105,7 @@ const statements: Record<string, Statement> = {
     providerId: PROVIDER,
     roundId: 'plan-round',
     groupId: GROUP,
+    sessionGroupId: GROUP,
     playerId: PLAYER,
     payoutAmount: '2.00',
     appliedMultiplier: '2',

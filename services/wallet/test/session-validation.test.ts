@@ -192,6 +192,38 @@ describe('GET /api/v1/sessions/{sessionId}: refused before the casino is called'
     expect((await validate(g, pl.sessionId)).status).toBe(200); // still the owner's
   });
 
+  test('When the game is moved to another game provider after launch, then within a second its sessions are the new owner\'s: its money calls succeed and are recorded under it, the old owner gets 403 GAME_NOT_OWNED_BY_GROUP', async () => {
+    const from = await startGameWorld(p, { sandbox });
+    const to = await startGameWorld(p, { sandbox });
+    const pl = await from.launchPlayer({ balance: 100 });
+    const bet = { sessionId: pl.sessionId, gameId: from.gameId, currency: 'EUR', roundId: `moved-${pl.playerId}`, transactionId: `bet-${pl.playerId}`, amount: 10 };
+    expect((await from.call('POST', '/api/balance/cash-out', bet)).status).toBe(200);
+
+    const put = await adminPut(p, `games/${from.gameId}`, { name: 'Moved', groupId: to.groupId, frontendUrl: from.frontendUrl });
+    expect(put.status).toBe(200);
+    const res = await within1s(() => validate(to, pl.sessionId, { gameId: from.gameId }), 200);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ sessionId: pl.sessionId, gameId: from.gameId, groupId: to.groupId, providerId: from.providerId });
+    expectEnvelopeError(await validate(from, pl.sessionId, { gameId: from.gameId }), 403, 'GAME_NOT_OWNED_BY_GROUP');
+
+    // The win owed on the bet placed before the move is paid through the new owner.
+    const win = { ...bet, transactionId: `win-${pl.playerId}`, amount: 25, reason: 'NORMAL_WIN', appliedMultiplier: 2.5, previousTransactionId: bet.transactionId, betAmount: 10 };
+    const paid = await to.call('POST', '/api/balance/cash-in', win);
+    expect(paid.status).toBe(200);
+    expect(paid.body.balance).toBe(115);
+    const rows = await p.db.primary('transactions').where({ provider_id: from.providerId }).whereIn('transaction_id', [bet.transactionId, win.transactionId]).orderBy('created_at').select('transaction_id', 'group_id', 'status');
+    expect(rows).toEqual([
+      { transaction_id: bet.transactionId, group_id: from.groupId, status: 'SUCCESS' },
+      { transaction_id: win.transactionId, group_id: to.groupId, status: 'SUCCESS' },
+    ]);
+    // The round opened before the move keeps its provider and is settled by the win.
+    const round = await p.db.primary('rounds').where({ provider_id: from.providerId, round_id: bet.roundId }).first();
+    expect(round).toMatchObject({ group_id: from.groupId, status: 'SETTLED', settle_transaction_id: win.transactionId, payout_amount: '25.00' });
+    const old = await from.call('POST', '/api/balance/cash-out', { ...bet, roundId: `late-${pl.playerId}`, transactionId: `late-${pl.playerId}` });
+    expect(old.status).toBe(403);
+    expect(old.body.error).toBe('GAME_NOT_OWNED_BY_GROUP');
+  });
+
   test('When the game is disabled after launch, then within a second 403 GAME_NOT_ACTIVE', async () => {
     const world = await startGameWorld(p, { sandbox });
     const pl = await world.launchPlayer();

@@ -62,6 +62,11 @@ export interface Settlement {
   providerId: string;
   roundId: string;
   groupId: string;
+  /**
+   * The game provider that owned the game when the session was launched: the same as groupId
+   * unless the game was moved since, and then a round opened before the move is still settled.
+   */
+  sessionGroupId: string;
   /** Only this player's bet is settled: another player's credit naming the round leaves it alone. */
   playerId: string;
   payoutAmount: string;
@@ -101,7 +106,7 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
       target AS MATERIALIZED (
         SELECT id, group_id, player_id FROM rounds WHERE provider_id = ? AND round_id = ?
       ),
-      mine AS (SELECT id FROM target WHERE group_id = ? AND player_id = ?),
+      mine AS (SELECT id FROM target WHERE group_id IN (?, ?) AND player_id = ?),
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
@@ -114,6 +119,7 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
       settle.providerId,
       settle.roundId,
       settle.groupId,
+      settle.sessionGroupId,
       settle.playerId,
       settle.payoutAmount,
       settle.appliedMultiplier,

@@ -73,7 +73,8 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
           ? {
               providerId: session.providerId,
               roundId: req.roundId,
-              groupId: session.groupId,
+              groupId: resolved.groupId,
+              sessionGroupId: session.groupId,
               playerId: session.playerId,
               payoutAmount: amount,
               appliedMultiplier: multiplier,

@@ -41,7 +41,7 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
       const opened = await recordDebitSuccess(deps.db, success, {
         providerId: session.providerId,
         roundId: req.roundId,
-        groupId: session.groupId,
+        groupId: resolved.groupId,
         gameId: session.gameId,
         playerId: session.playerId,
         sessionId: session.sessionId,

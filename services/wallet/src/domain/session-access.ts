@@ -2,6 +2,11 @@ import { AppError, currentContext, type Casino, type Game, type Registry, type S
 
 export interface ResolvedSession {
   session: SessionRecord;
+  /**
+   * The game provider the session's records belong to: the caller, which owns the game now. It
+   * is the session's own group unless an operator moved the game to another provider after launch.
+   */
+  groupId: string;
   game: Game;
   casino: Casino;
   walletToken: string;
@@ -17,7 +22,9 @@ export interface SessionAccessDeps {
  * Every check a session-scoped call makes before anything reaches a casino, in the order of the
  * spec's validation table. The session must exist (or, for the retry route, still be archived);
  * its game must be registered and owned by the caller before anything about the session is
- * compared, so another game provider learns nothing from the answer.
+ * compared, so another game provider learns nothing from the answer. Ownership is the game's
+ * owner now (spec, Authentication 4), not at launch: a game moved to another provider takes its
+ * open sessions with it, so credits owed on them can still be paid.
  */
 export async function resolveSession(
   deps: SessionAccessDeps,
@@ -35,7 +42,7 @@ export async function resolveSession(
 
   const game = await deps.registry.game(session.gameId);
   if (!game) throw new AppError('GAME_NOT_FOUND', 'Session references an unregistered game');
-  if (game.groupId !== callerGroupId || session.groupId !== callerGroupId) {
+  if (game.groupId !== callerGroupId) {
     throw new AppError('GAME_NOT_OWNED_BY_GROUP', 'Game is registered to another game provider');
   }
   if (expect.gameId !== undefined && expect.gameId !== session.gameId) {
@@ -50,7 +57,7 @@ export async function resolveSession(
   if (!casino) throw new AppError('PROVIDER_NOT_FOUND', 'Casino was removed');
   if (casino.status !== 'ACTIVE') throw new AppError('PROVIDER_NOT_ACTIVE', 'Casino is disabled');
 
-  return { session, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
+  return { session, groupId: game.groupId, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
 }
 
 /** The fields every casino wallet call carries about the player and session (CONTRACTS 6). */
