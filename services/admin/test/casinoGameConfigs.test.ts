@@ -66,6 +66,13 @@ describe('PUT /admin/v1/casinos/{providerId}/games/{gameId}/config', () => {
     expect(empty.body.data).toMatchObject({ values: {}, overrides: [], templateVersion: null });
   });
 
+  test('When the casino has no config for the game yet, then GET is 404 GAME_CONFIG_NOT_FOUND', async () => {
+    const w = await worldWithTemplate();
+    const res = await adminGet(p, `casinos/${w.providerId}/games/${w.gameId}/config`);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ statusCode: 404, error: 'GAME_CONFIG_NOT_FOUND', data: null });
+  });
+
   test('When values is missing or not an object, then 400 Bad Request', async () => {
     const w = await worldWithTemplate();
     for (const body of [{}, { values: [] }, { values: 'x' }]) {
@@ -208,6 +215,7 @@ describe('DELETE /admin/v1/casinos/{providerId}/games/{gameId}/currencies/{curre
     expect((await adminGet(p, `casinos/${w.providerId}/games/${w.gameId}/currencies`)).body.data).toEqual([]);
     const again = await adminDelete(p, `casinos/${w.providerId}/games/${w.gameId}/currencies/USD`);
     expect(again.status).toBe(404);
+    expect(again.body).toMatchObject({ statusCode: 404, error: 'CURRENCY_CONFIG_NOT_FOUND', data: null });
     expect((await adminDelete(p, `casinos/${uniqueId('missing')}/games/${w.gameId}/currencies/USD`)).body.error).toBe('PROVIDER_NOT_FOUND');
   });
 

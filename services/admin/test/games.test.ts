@@ -77,6 +77,13 @@ describe('PUT /admin/v1/games/{gameId}/config-template', () => {
     expect((await adminGet(p, `games/${gameId}/config-template`)).body.data.version).toBe(2);
   });
 
+  test('When the game has no template, then GET is 404 TEMPLATE_NOT_FOUND', async () => {
+    const { gameId } = await provisionWorld(p);
+    const res = await adminGet(p, `games/${gameId}/config-template`);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ statusCode: 404, error: 'TEMPLATE_NOT_FOUND', data: null });
+  });
+
   test.each([
     ['a reserved name', [{ name: 'providerId', type: 'STRING', required: false }]],
     ['the reserved name _id', [{ name: '_id', type: 'STRING', required: false }]],

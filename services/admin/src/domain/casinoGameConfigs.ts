@@ -43,7 +43,7 @@ export async function saveCasinoGameConfig(deps: AdminDeps, providerId: string, 
 export async function getCasinoGameConfig(deps: AdminDeps, providerId: string, gameId: number): Promise<CasinoGameConfigView> {
   await requireCasinoAndGame(deps.db, providerId, gameId);
   const stored = await configs.findCasinoGameConfig(deps.db, providerId, gameId);
-  if (!stored) throw new AppError('NOT_FOUND', `Casino "${providerId}" has no config for game ${gameId}`);
+  if (!stored) throw new AppError('GAME_CONFIG_NOT_FOUND', `Casino "${providerId}" has no config for game ${gameId}`);
   const template = await configs.findTemplate(deps.db, gameId);
   return toView(stored, template?.properties ?? [], template?.version ?? null);
 }

@@ -39,6 +39,6 @@ export async function listCurrencyConfigs(deps: AdminDeps, providerId: string, g
 export async function deleteCurrencyConfig(deps: AdminDeps, key: { providerId: string; gameId: number; currency: string }): Promise<void> {
   await requireCasinoAndGame(deps.db, key.providerId, key.gameId);
   const deleted = await currencies.deleteCurrencyConfig(deps.db, { ...key, currency: key.currency.toUpperCase() });
-  if (!deleted) throw new AppError('NOT_FOUND', `Casino "${key.providerId}" has no ${key.currency.toUpperCase()} config for game ${key.gameId}`);
+  if (!deleted) throw new AppError('CURRENCY_CONFIG_NOT_FOUND', `Casino "${key.providerId}" has no ${key.currency.toUpperCase()} config for game ${key.gameId}`);
   await deps.publishChange({ kind: 'config', key: `${key.providerId}:${key.gameId}` });
 }

@@ -55,6 +55,6 @@ export async function saveTemplate(deps: AdminDeps, gameId: number, properties: 
 export async function getTemplate(deps: AdminDeps, gameId: number): Promise<TemplateRecord> {
   if (!(await findGame(deps.db, gameId))) throw gameNotFound(gameId);
   const template = await configs.findTemplate(deps.db, gameId);
-  if (!template) throw new AppError('NOT_FOUND', `Game ${gameId} has no config template`);
+  if (!template) throw new AppError('TEMPLATE_NOT_FOUND', `Game ${gameId} has no config template`);
   return template;
 }
