@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import {
   AppError,
   constantTimeEqual,
@@ -102,6 +102,11 @@ function proxyTo(rt: Runtime, target: string): RequestHandler {
   const proxy = createProxyMiddleware<Request, Response>({
     target,
     agent,
+    // The default plugins less its logger, which builds a URL for every proxied answer only to
+    // hand it to a logger that writes nowhere (ours logs each request once, with its route).
+    ejectPlugins: true,
+    // (The plugins are typed for plain Node requests; express's extend them.)
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as unknown as Plugin<Request, Response>[],
     changeOrigin: false,
     xfwd: true,
     // Above the casino time-out, so a money call answers with the relay's own 408 rather than ours.

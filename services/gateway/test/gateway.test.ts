@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { ALL_SERVICES, http, startPlatform, type TestPlatform } from '../../../test/platform';
 import { adminDelete, adminPut, provisionWorld, type World } from '../../../test/provision';
 import { createRuntime, closeRuntime, loadConfig, IdentitySigner } from '@relay/shared';
@@ -86,6 +87,38 @@ describe('gateway', () => {
       expect((await viaSecond()).body.error).toBe('AUTHENTICATION_FAILED');
     } finally {
       await second.server.close(1000);
+      await closeRuntime(rt);
+    }
+  });
+
+  it('When the service behind a route is unreachable, then the gateway answers 503 SERVICE_UNAVAILABLE in the route\'s own style and stays up', async () => {
+    // A gateway whose wallet and reporting addresses lead nowhere (a port just closed).
+    const closed = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    const env = { ...process.env, REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
+    for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
+    env.WALLET_URL = `http://127.0.0.1:${closed}`;
+    env.REPORTING_URL = `http://127.0.0.1:${closed}`;
+    const rt = await createRuntime('gateway', loadConfig(env));
+    const gw = await startGateway(rt, 0);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const wallet = await http('GET', `${gw.server.url}/api/account?sessionId=nope`, { token: world.providerToken });
+        expect(wallet.status).toBe(503);
+        expect(wallet.body).toEqual({ error: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+        const envelope = await http('GET', `${gw.server.url}/api/v1/rounds`, { token: world.providerToken });
+        expect(envelope.status).toBe(503);
+        expect(envelope.body).toMatchObject({ statusCode: 503, error: 'SERVICE_UNAVAILABLE', data: null });
+      }
+      // The routes whose service is up still pass through.
+      const admin = await http('GET', `${gw.server.url}/admin/v1/game-providers/${world.groupId}`, { token: p.adminToken });
+      expect(admin.status).toBe(200);
+    } finally {
+      await gw.server.close(1000);
       await closeRuntime(rt);
     }
   });
