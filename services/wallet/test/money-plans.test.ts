@@ -105,7 +105,7 @@ const statements: Record<string, Statement> = {
     providerId: PROVIDER,
     roundId: 'plan-round',
     groupId: GROUP,
-    sessionGroupId: GROUP,
+    gameId: 7,
     playerId: PLAYER,
     payoutAmount: '2.00',
     appliedMultiplier: '2',

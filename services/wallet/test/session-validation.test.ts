@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startCasinoSandbox, type CasinoSandbox, type Fault } from '@relay/casino-sandbox';
 import { startGameWorld, type GameWorld, type Player } from '../../../test/game';
 import { http, startPlatform, uniqueGameId, type TestPlatform } from '../../../test/platform';
@@ -196,8 +197,21 @@ describe('GET /api/v1/sessions/{sessionId}: refused before the casino is called'
     const from = await startGameWorld(p, { sandbox });
     const to = await startGameWorld(p, { sandbox });
     const pl = await from.launchPlayer({ balance: 100 });
-    const bet = { sessionId: pl.sessionId, gameId: from.gameId, currency: 'EUR', roundId: `moved-${pl.playerId}`, transactionId: `bet-${pl.playerId}`, amount: 10 };
-    expect((await from.call('POST', '/api/balance/cash-out', bet)).status).toBe(200);
+    const money = (world: GameWorld, path: string, body: object) => world.call('POST', `/api/balance/${path}`, body);
+    const bet = (n: number) => ({ sessionId: pl.sessionId, gameId: from.gameId, currency: 'EUR', roundId: `moved-${n}-${pl.playerId}`, transactionId: `bet-${n}-${pl.playerId}`, amount: 10 });
+    const win = (n: number, amount: number) => ({ ...bet(n), transactionId: `win-${n}-${pl.playerId}`, amount, reason: 'NORMAL_WIN', appliedMultiplier: amount / 10, previousTransactionId: bet(n).transactionId, betAmount: 10 });
+    const round = (n: number) => p.db.primary('rounds').where({ provider_id: from.providerId, round_id: bet(n).roundId }).first();
+    const credits = (transactionId: string) => sandbox.journal({ providerId: from.providerId, transactionId }).length;
+
+    // Before the move: two bets (100 -> 80); the first win fails at the casino (FAILED, nothing credited).
+    expect((await money(from, 'cash-out', bet(1))).status).toBe(200);
+    expect((await money(from, 'cash-out', bet(2))).status).toBe(200);
+    sandbox.setFault({ providerId: from.providerId, playerId: pl.playerId, operation: 'credit' }, { kind: 'error', status: 503 }, 1);
+    expect((await money(from, 'cash-in', win(2, 30))).status).toBe(502);
+    expect(credits(win(2, 30).transactionId)).toBe(0);
+    // A round of the old owner's other game, same casino, player and roundId pattern as the moved game's.
+    const otherGame = { provider_id: from.providerId, round_id: `moved-3-${pl.playerId}`, group_id: from.groupId, game_id: from.gameId + 1, player_id: pl.playerId, session_id: 'another-session', currency: 'EUR', language: 'en', status: 'OPEN', bet_amount: '5.00', bet_transaction_id: 'another-bet', opened_at: new Date() };
+    await p.db.primary('rounds').insert({ id: randomUUID(), ...otherGame });
 
     const put = await adminPut(p, `games/${from.gameId}`, { name: 'Moved', groupId: to.groupId, frontendUrl: from.frontendUrl });
     expect(put.status).toBe(200);
@@ -206,22 +220,44 @@ describe('GET /api/v1/sessions/{sessionId}: refused before the casino is called'
     expect(res.body.data).toMatchObject({ sessionId: pl.sessionId, gameId: from.gameId, groupId: to.groupId, providerId: from.providerId });
     expectEnvelopeError(await validate(from, pl.sessionId, { gameId: from.gameId }), 403, 'GAME_NOT_OWNED_BY_GROUP');
 
-    // The win owed on the bet placed before the move is paid through the new owner.
-    const win = { ...bet, transactionId: `win-${pl.playerId}`, amount: 25, reason: 'NORMAL_WIN', appliedMultiplier: 2.5, previousTransactionId: bet.transactionId, betAmount: 10 };
-    const paid = await to.call('POST', '/api/balance/cash-in', win);
+    // The new owner's replay of a bet placed before the move: the stored answer, the casino not called.
+    const debits = sandbox.countCalls({ operation: 'debit', providerId: from.providerId, playerId: pl.playerId });
+    const replay = await money(to, 'cash-out', bet(1));
+    expect(replay.status).toBe(200);
+    expect(replay.body.balance).toBe(90);
+    expect(sandbox.countCalls({ operation: 'debit', providerId: from.providerId, playerId: pl.playerId })).toBe(debits);
+
+    // The win owed on a bet placed before the move is paid through the new owner and settles its round.
+    const paid = await money(to, 'cash-in', win(1, 25));
     expect(paid.status).toBe(200);
-    expect(paid.body.balance).toBe(115);
-    const rows = await p.db.primary('transactions').where({ provider_id: from.providerId }).whereIn('transaction_id', [bet.transactionId, win.transactionId]).orderBy('created_at').select('transaction_id', 'group_id', 'status');
+    expect(paid.body.balance).toBe(105);
+    expect(await round(1)).toMatchObject({ group_id: from.groupId, status: 'SETTLED', settle_transaction_id: win(1, 25).transactionId, payout_amount: '25.00' });
+    // The win that failed before the move is attempted afresh with the same transactionId: credited once.
+    const retried = await money(to, 'cash-in', win(2, 30));
+    expect(retried.status).toBe(200);
+    expect(retried.body.balance).toBe(135);
+    expect(credits(win(2, 30).transactionId)).toBe(1);
+    expect(await round(2)).toMatchObject({ status: 'SETTLED', settle_transaction_id: win(2, 30).transactionId });
+
+    const rows = await p.db.primary('transactions').where({ provider_id: from.providerId, player_id: pl.playerId }).orderBy('created_at').select('transaction_id', 'group_id', 'status', 'attempt');
     expect(rows).toEqual([
-      { transaction_id: bet.transactionId, group_id: from.groupId, status: 'SUCCESS' },
-      { transaction_id: win.transactionId, group_id: to.groupId, status: 'SUCCESS' },
+      { transaction_id: bet(1).transactionId, group_id: from.groupId, status: 'SUCCESS', attempt: 1 },
+      { transaction_id: bet(2).transactionId, group_id: from.groupId, status: 'SUCCESS', attempt: 1 },
+      { transaction_id: win(2, 30).transactionId, group_id: from.groupId, status: 'SUCCESS', attempt: 2 },
+      { transaction_id: win(1, 25).transactionId, group_id: to.groupId, status: 'SUCCESS', attempt: 1 },
     ]);
-    // The round opened before the move keeps its provider and is settled by the win.
-    const round = await p.db.primary('rounds').where({ provider_id: from.providerId, round_id: bet.roundId }).first();
-    expect(round).toMatchObject({ group_id: from.groupId, status: 'SETTLED', settle_transaction_id: win.transactionId, payout_amount: '25.00' });
-    const old = await from.call('POST', '/api/balance/cash-out', { ...bet, roundId: `late-${pl.playerId}`, transactionId: `late-${pl.playerId}` });
-    expect(old.status).toBe(403);
-    expect(old.body.error).toBe('GAME_NOT_OWNED_BY_GROUP');
+
+    // A credit naming the old owner's round of another game leaves that round alone.
+    const foreign = await money(to, 'cash-in', { ...win(3, 10), roundId: otherGame.round_id, previousTransactionId: 'another-bet' });
+    expect(foreign.status).toBe(200);
+    expect(await p.db.primary('rounds').where({ provider_id: from.providerId, round_id: otherGame.round_id }).first()).toMatchObject({ status: 'OPEN', settle_transaction_id: null });
+
+    // The old owner can neither bet nor settle on the moved game any more.
+    for (const [path, body] of [['cash-out', bet(4)], ['cash-in', win(4, 10)]] as const) {
+      const old = await money(from, path, body);
+      expect(old.status).toBe(403);
+      expect(old.body.error).toBe('GAME_NOT_OWNED_BY_GROUP');
+    }
   });
 
   test('When the game is disabled after launch, then within a second 403 GAME_NOT_ACTIVE', async () => {

@@ -63,10 +63,10 @@ export interface Settlement {
   roundId: string;
   groupId: string;
   /**
-   * The game provider that owned the game when the session was launched: the same as groupId
-   * unless the game was moved since, and then a round opened before the move is still settled.
+   * The session's game, which the caller owns now: its rounds are settled even when opened under
+   * the provider that owned the game before an operator moved it.
    */
-  sessionGroupId: string;
+  gameId: number;
   /** Only this player's bet is settled: another player's credit naming the round leaves it alone. */
   playerId: string;
   payoutAmount: string;
@@ -102,11 +102,12 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
     sql: `WITH ${success.sql},
       -- The round by its unique key alone, so that no plan can walk a reporting index instead (an
       -- index on (group_id, ...) would read every round of the game provider); the update below
-      -- then goes by primary key. Only the crediting player's own round is settled.
+      -- then goes by primary key. Only the crediting player's own round is settled, of the caller's
+      -- game provider or of the session's game (which the caller owns now).
       target AS MATERIALIZED (
-        SELECT id, group_id, player_id FROM rounds WHERE provider_id = ? AND round_id = ?
+        SELECT id, group_id, game_id, player_id FROM rounds WHERE provider_id = ? AND round_id = ?
       ),
-      mine AS (SELECT id FROM target WHERE group_id IN (?, ?) AND player_id = ?),
+      mine AS (SELECT id FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
@@ -119,7 +120,7 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
       settle.providerId,
       settle.roundId,
       settle.groupId,
-      settle.sessionGroupId,
+      settle.gameId,
       settle.playerId,
       settle.payoutAmount,
       settle.appliedMultiplier,

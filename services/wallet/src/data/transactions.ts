@@ -37,6 +37,7 @@ export interface ExistingTransaction {
   status: TransactionStatus;
   category: Category;
   groupId: string;
+  gameId: number;
   playerId: string;
   balance: string | null;
   username: string | null;
@@ -92,7 +93,9 @@ export function claimStatement(m: MovementRecord, request: object, inFlightSecon
         status = 'PENDING', request_fingerprint = EXCLUDED.request_fingerprint,
         attempt = transactions.attempt + 1, claimed_at = now(), updated_at = now(),
         balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
-      WHERE transactions.group_id = EXCLUDED.group_id
+      -- The same movement: same player and category, and the caller's group, or the game (which
+      -- the caller owns now: a game moved to another provider takes its open attempts with it).
+      WHERE (transactions.group_id = EXCLUDED.group_id OR transactions.game_id = EXCLUDED.game_id)
         AND transactions.category = EXCLUDED.category
         AND transactions.player_id = EXCLUDED.player_id
         AND (transactions.status = 'FAILED'
@@ -113,6 +116,7 @@ export async function findTransaction(db: Knex, providerId: string, transactionI
       'status',
       'category',
       'group_id',
+      'game_id',
       'player_id',
       'balance',
       'username',
@@ -124,6 +128,7 @@ export async function findTransaction(db: Knex, providerId: string, transactionI
     status: row.status,
     category: row.category,
     groupId: row.group_id,
+    gameId: row.game_id,
     playerId: row.player_id,
     balance: row.balance,
     username: row.username,

@@ -74,7 +74,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
               providerId: session.providerId,
               roundId: req.roundId,
               groupId: resolved.groupId,
-              sessionGroupId: session.groupId,
+              gameId: session.gameId,
               playerId: session.playerId,
               payoutAmount: amount,
               appliedMultiplier: multiplier,

@@ -66,7 +66,9 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
 
     const existing = await findTransaction(deps.db, record.providerId, record.transactionId);
     if (!existing) continue; // vanished between the two statements: claim again
-    if (existing.groupId !== record.groupId || existing.category !== record.category || existing.playerId !== record.playerId) {
+    // The claim's own test of "the same movement", for the refusal it cannot express.
+    const sameOwner = existing.groupId === record.groupId || existing.gameId === record.gameId;
+    if (!sameOwner || existing.category !== record.category || existing.playerId !== record.playerId) {
       throw new AppError('Bad Request', 'transactionId was already used for another movement; each movement needs a fresh transactionId');
     }
     if (existing.status === 'SUCCESS') {
