@@ -91,18 +91,16 @@ describe('gateway', () => {
     }
   });
 
-  it('When the service behind a route is unreachable, then the gateway answers 503 SERVICE_UNAVAILABLE in the route\'s own style and stays up', async () => {
-    // A gateway whose wallet and reporting addresses lead nowhere (a port just closed).
-    const closed = await new Promise<number>((resolve) => {
-      const srv = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port } = srv.address() as net.AddressInfo;
-        srv.close(() => resolve(port));
-      });
-    });
+  it('When the service behind a route hangs up on every connection, then the gateway answers 503 SERVICE_UNAVAILABLE in the route\'s own style and stays up', async () => {
+    // A gateway whose wallet and reporting addresses lead to a listener that hangs up on every
+    // connection (kept open for the test, so no other process can take its port meanwhile).
+    const dead = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const deadPort = (dead.address() as net.AddressInfo).port;
     const env = { ...process.env, REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
     for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
-    env.WALLET_URL = `http://127.0.0.1:${closed}`;
-    env.REPORTING_URL = `http://127.0.0.1:${closed}`;
+    env.WALLET_URL = `http://127.0.0.1:${deadPort}`;
+    env.REPORTING_URL = `http://127.0.0.1:${deadPort}`;
     const rt = await createRuntime('gateway', loadConfig(env));
     const gw = await startGateway(rt, 0);
     try {
@@ -120,6 +118,7 @@ describe('gateway', () => {
     } finally {
       await gw.server.close(1000);
       await closeRuntime(rt);
+      dead.close();
     }
   });
 
