@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { dropDatabase, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
+import { benchLabeler, perCall, snapshot, type CpuShare } from './cpu';
 import { fixedRate, freePort, machine, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
@@ -94,11 +96,14 @@ export async function runMoneyBench(): Promise<string> {
       const satDirect = await saturate(64, PHASE_SECONDS, direct);
       rows.push(['sandbox direct', 'saturation, 64 in flight', summarize(satDirect.samples, satDirect.seconds)]);
     }
+    const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}) });
+    const cpuBefore = snapshot(label);
     const satRelay = await saturate(64, PHASE_SECONDS, viaGateway);
+    const cpu = perCall(cpuBefore, snapshot(label), satRelay.samples.length);
     rows.push(['through the relay', 'saturation, 64 in flight', summarize(satRelay.samples, satRelay.seconds)]);
     await gatewayPool.close();
     await sandboxPool.close();
-    return report(rows);
+    return report(rows, cpu);
   } finally {
     await stopProcess(platform);
     await stopProcess(sandbox);
@@ -142,7 +147,9 @@ async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<Re
   return players;
 }
 
-function report(rows: [string, string, Summary][]): string {
+const TARGET_CALLS_PER_SECOND = 1500;
+
+function report(rows: [string, string, Summary][], cpu: CpuShare[]): string {
   const lines = [
     '## Money calls: cash-out + cash-in pairs',
     '',
@@ -157,8 +164,26 @@ function report(rows: [string, string, Summary][]): string {
     ...rows.map(([target, load, s]) => `| ${target} | ${load} | ${s.calls} | ${s.perSecond} | ${s.p50} | ${s.p99} | ${s.max} | ${s.errors} |`),
     '',
     'Targets (issue 4): 1,500 money calls per second sustained; p99 under 25 ms at 500 calls per second.',
+    ...cpuReport(cpu),
   ];
   return lines.join('\n');
+}
+
+/** The budget view of the saturation phase: what each process spent per call, against the target's share. */
+function cpuReport(cpu: CpuShare[]): string[] {
+  if (cpu.length === 0) return [];
+  const cores = os.cpus().length;
+  const budget = (cores * 1000) / TARGET_CALLS_PER_SECOND;
+  const used = cpu.filter((s) => !/^(idle|stolen|everything else)/.test(s.label)).reduce((sum, s) => sum + s.msPerCall, 0);
+  return [
+    '',
+    `CPU per call in the relay's saturation phase, from each process's counters in /proc. ${TARGET_CALLS_PER_SECOND.toLocaleString('en')} calls per second on`,
+    `${cores} cores leave ${budget.toFixed(2)} ms of CPU per call for everything together; the processes below used ${used.toFixed(2)} ms.`,
+    '',
+    '| process | CPU ms per call |',
+    '|---|---:|',
+    ...cpu.map((s) => `| ${s.label} | ${s.msPerCall.toFixed(3)} |`),
+  ];
 }
 
 if (require.main === module) {

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { benchLabeler, perCall, snapshot, type CpuSnapshot } from './cpu';
+
+/** The benchmark's CPU accounting, read off real processes (Linux /proc). */
+const linux = process.platform === 'linux' ? describe : describe.skip;
+
+linux('CPU per call from /proc', () => {
+  test('When a process burns CPU between two snapshots, then its label is charged for it and a sleeping one is not', async () => {
+    const busy = spawn(process.execPath, ['-e', 'const end = Date.now() + 5000; while (Date.now() < end);']);
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)']);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // past node's own start-up
+      const label = benchLabeler({ [busy.pid!]: 'busy', [sleeper.pid!]: 'sleeper' });
+      const before = snapshot(label);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const shares = perCall(before, snapshot(label), 1);
+      const ms = (name: string) => shares.find((s) => s.label === name)?.msPerCall ?? 0;
+      // 600 ms of spinning, on a machine that may be busy with other tests: at least a good part of it.
+      expect(ms('busy')).toBeGreaterThan(150);
+      expect(ms('busy')).toBeLessThan(700);
+      expect(ms('sleeper')).toBeLessThan(30);
+    } finally {
+      busy.kill();
+      sleeper.kill();
+    }
+  });
+
+  test('When two snapshots are compared, then each label gets its ticks per call, largest first, then idle, steal and the rest', () => {
+    const snap = (ms: number, ticks: Record<number, [string, number]>, idle: number, steal: number): CpuSnapshot => ({
+      at: BigInt(ms) * 1_000_000n,
+      perProcess: new Map(Object.entries(ticks).map(([pid, [label, t]]) => [Number(pid), { label, ticks: t }])),
+      idleTicks: idle,
+      stealTicks: steal,
+    });
+    const before = snap(0, { 1: ['wallet', 100], 2: ['PostgreSQL', 50], 3: ['PostgreSQL', 10] }, 1000, 5);
+    // pid 4 started during the phase: all its ticks count.
+    const after = snap(1000, { 1: ['wallet', 160], 2: ['PostgreSQL', 80], 3: ['PostgreSQL', 20], 4: ['PostgreSQL', 10] }, 1040, 5);
+    const shares = perCall(before, after, 100);
+    const tick = perCall(snap(0, { 1: ['x', 0] }, 0, 0), snap(0, { 1: ['x', 1] }, 0, 0), 1)[0].msPerCall; // ms per tick
+    expect(shares.map((s) => s.label).slice(0, 4)).toEqual(['wallet', 'PostgreSQL', 'idle (CPU left unused)', 'stolen by the hypervisor']);
+    expect(shares[0].msPerCall).toBeCloseTo((60 * tick) / 100);
+    expect(shares[1].msPerCall).toBeCloseTo((50 * tick) / 100);
+    expect(shares[2].msPerCall).toBeCloseTo((40 * tick) / 100);
+    expect(shares[3].msPerCall).toBe(0);
+  });
+
+  test('When the platform runs, then its processes are labelled by service and the databases by name', () => {
+    const label = benchLabeler({ 42: 'load generator' });
+    expect(label(42, 'node', 'node tools/bench/dist/money-bench.js')).toBe('load generator');
+    expect(label(7, 'node', '/usr/bin/node --max-semi-space-size=64 /srv/relay/services/wallet/dist/main.js ')).toBe('wallet');
+    expect(label(8, 'node', '/usr/bin/node /srv/relay/services/notifier/dist/worker.js ')).toBe('notifier worker');
+    expect(label(9, 'postgres', 'postgres: 15/main: postgres relay_bench 127.0.0.1(5000) idle')).toBe('PostgreSQL');
+    expect(label(10, 'redis-server', 'redis-server 127.0.0.1:6379')).toBe('Redis');
+    expect(label(11, 'bash', 'bash')).toBeNull();
+  });
+});

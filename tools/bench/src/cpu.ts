@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+
+/**
+ * Where the CPU of a benchmark phase went, per process, from Linux's own counters (/proc): the
+ * processes of the platform (by script), PostgreSQL and Redis (every process of theirs, so the
+ * WAL writer counts too), the sandbox casino and the load generator, and what stayed idle. Read
+ * as CPU milliseconds per call it is the budget view of a throughput target: at R calls per
+ * second, N cores leave N * 1000 / R ms of CPU per call for everything together.
+ */
+export interface CpuSnapshot {
+  at: bigint;
+  perProcess: Map<number, { label: string; ticks: number }>;
+  idleTicks: number;
+  /** Time the hypervisor gave this virtual machine's CPUs to someone else. */
+  stealTicks: number;
+}
+
+export interface CpuShare {
+  label: string;
+  msPerCall: number;
+}
+
+const TICKS_PER_SECOND = clockTicks();
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** Labels a process by what it runs; null for processes the benchmark does not account. */
+export type Labeler = (pid: number, comm: string, cmdline: string) => string | null;
+
+/** The platform's processes by script, PostgreSQL, Redis, and the given pids by name. */
+export function benchLabeler(named: Record<number, string>): Labeler {
+  return (pid, comm, cmdline) => {
+    if (named[pid]) return named[pid];
+    if (comm === 'postgres') return 'PostgreSQL';
+    if (comm === 'redis-server') return 'Redis';
+    const script = /(?:services|tools)\/([\w-]+)\/dist\/(\w+)\.js/.exec(cmdline);
+    if (!script) return null;
+    if (script[1] === 'notifier' && script[2] === 'worker') return 'notifier worker';
+    return script[1];
+  };
+}
+
+export function snapshot(label: Labeler): CpuSnapshot {
+  const perProcess = new Map<number, { label: string; ticks: number }>();
+  if (process.platform !== 'linux') return { at: process.hrtime.bigint(), perProcess, idleTicks: 0, stealTicks: 0 };
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const name = label(pid, comm, cmdline);
+      if (!name) continue;
+      // Fields after the command: state is [0], utime [11], stime [12].
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      perProcess.set(pid, { label: name, ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  // cpu user nice system idle iowait irq softirq steal ...
+  return { at: process.hrtime.bigint(), perProcess, idleTicks: Number(cpu[4]) + Number(cpu[5]), stealTicks: Number(cpu[8] ?? 0) };
+}
+
+/** CPU milliseconds per call between two snapshots, per label, largest first, then idle, steal and the rest. */
+export function perCall(before: CpuSnapshot, after: CpuSnapshot, calls: number): CpuShare[] {
+  if (calls <= 0 || after.perProcess.size === 0) return [];
+  const msPerTick = 1000 / TICKS_PER_SECOND;
+  const byLabel = new Map<string, number>();
+  for (const [pid, now] of after.perProcess) {
+    const then = before.perProcess.get(pid)?.ticks ?? 0; // a process started during the phase
+    byLabel.set(now.label, (byLabel.get(now.label) ?? 0) + (now.ticks - then));
+  }
+  const shares = [...byLabel].map(([label, ticks]) => ({ label, msPerCall: (ticks * msPerTick) / calls })).filter((s) => s.msPerCall > 0);
+  shares.sort((a, b) => b.msPerCall - a.msPerCall);
+  const wallMs = Number(after.at - before.at) / 1e6;
+  const capacity = (wallMs * os.cpus().length) / calls;
+  const idle = ((after.idleTicks - before.idleTicks) * msPerTick) / calls;
+  const steal = ((after.stealTicks - before.stealTicks) * msPerTick) / calls;
+  const accounted = shares.reduce((sum, s) => sum + s.msPerCall, 0);
+  return [
+    ...shares,
+    { label: 'idle (CPU left unused)', msPerCall: idle },
+    { label: 'stolen by the hypervisor', msPerCall: steal },
+    { label: 'everything else (kernel threads, other processes)', msPerCall: Math.max(0, capacity - accounted - idle - steal) },
+  ];
+}
