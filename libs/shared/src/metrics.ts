@@ -44,6 +44,11 @@ export class ServiceMetrics {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
+  /** A gauge; `collect` runs at every scrape to set it (it may be async). */
+  gauge<L extends string>(name: string, help: string, labelNames: L[], collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L> {
+    return new Gauge({ name, help, labelNames, registers: [this.registry], ...(collect ? { collect } : {}) });
+  }
+
   histogram<L extends string>(name: string, help: string, labelNames: L[], buckets?: number[]): Histogram<L> {
     return new Histogram({ name, help, labelNames, registers: [this.registry], ...(buckets ? { buckets } : {}) });
   }

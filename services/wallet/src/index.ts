@@ -1,5 +1,6 @@
 import { CasinoClient, listen, Registry, SessionStore, type Runtime, type RunningServer } from '@relay/shared';
 import { createWalletApp } from './app';
+import { registerAbandonedMetrics } from './domain/abandoned-metrics';
 import type { MovementDeps } from './domain/money-movement';
 
 export async function startWallet(rt: Runtime, port: number): Promise<{ server: RunningServer; close: () => Promise<void> }> {
@@ -14,6 +15,7 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
     inFlightSeconds: rt.config.IN_FLIGHT_WINDOW_SECONDS,
     transactions: rt.metrics.counter('relay_transactions_total', 'Money transactions written as SUCCESS or FAILED, by category', ['category', 'status']),
   };
+  registerAbandonedMetrics(rt.metrics, rt.db.primary, rt.logger, rt.config.IN_FLIGHT_WINDOW_SECONDS);
   const server = await listen(createWalletApp(rt, deps), port, rt.config.SERVICE_HOST);
   return { server, close: () => casinos.close() };
 }

@@ -27,6 +27,17 @@ describe('wallet crash', () => {
 
   jest.setTimeout(60000);
 
+  /** The wallet's abandoned-transaction gauges for this test's game provider, from its /metrics. */
+  async function abandoned(): Promise<{ count: string[]; oldest: number[] }> {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const mine = text.split('\n').filter((line) => line.includes(`group_id="${g.groupId}"`));
+    const values = (name: string) => mine.filter((line) => line.startsWith(`${name}{`)).map((line) => line.slice(line.indexOf('{')));
+    return {
+      count: values('relay_transactions_abandoned'),
+      oldest: values('relay_transactions_abandoned_oldest_seconds').map((line) => Number(line.split(' ').pop())),
+    };
+  }
+
   it('When the wallet is killed while a debit waits on the casino, then the record stays PENDING and the same request later completes it with one debit', async () => {
     wallet = await startServiceProcess('services/wallet/dist/main.js', env(), `http://127.0.0.1:${port}/healthz`);
     const pl = await g.launchPlayer({ balance: 100 });
@@ -46,9 +57,15 @@ describe('wallet crash', () => {
     // Inside the window the repeat is told to wait; after it, the abandoned attempt is taken over.
     const early = await g.call('POST', '/api/balance/cash-out', bet);
     expect(early.status).toBe(409);
+    expect(await abandoned()).toEqual({ count: [], oldest: [] }); // still in flight, not abandoned
     const row = await transactionRow(p, g, bet.transactionId);
     const windowEnds = new Date(row.claimed_at).getTime() + 8000;
-    await new Promise((r) => setTimeout(r, Math.max(0, windowEnds - Date.now()) + 200));
+    await new Promise((r) => setTimeout(r, Math.max(0, windowEnds - Date.now()) + 1200));
+    // Past the window, before the game repeats: the reconciliation alarm names it.
+    const alarm = await abandoned();
+    expect(alarm.count).toEqual([`{group_id="${g.groupId}",provider_id="${g.providerId}",category="CASH_OUT",service="wallet"} 1`]);
+    expect(alarm.oldest).toHaveLength(1);
+    expect(alarm.oldest[0]).toBeGreaterThanOrEqual(8);
     const done = await g.call('POST', '/api/balance/cash-out', bet);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ id: pl.playerId, balance: 90, username: pl.playerId });
@@ -61,6 +78,8 @@ describe('wallet crash', () => {
       [2, 'SUCCESS'],
     ]);
     expect(await p.db.primary('rounds').where({ provider_id: g.providerId, round_id: bet.roundId }).first()).toMatchObject({ status: 'OPEN' });
+    await new Promise((r) => setTimeout(r, 1100)); // past the scrape's reuse of its last reading
+    expect(await abandoned()).toEqual({ count: [], oldest: [] });
     wallet.child.kill('SIGTERM');
     expect(await wallet.exited).toBe(0);
   });

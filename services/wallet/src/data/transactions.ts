@@ -184,3 +184,37 @@ export async function markFailed(db: Knex, claim: Claim, errorCode: string, erro
 function fingerprint(request: object): string {
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
+
+export interface AbandonedTransactions {
+  groupId: string;
+  providerId: string;
+  category: Category;
+  count: number;
+  oldestSeconds: number;
+}
+
+/**
+ * PENDING transactions older than the in-flight window, by game provider, casino and category:
+ * attempts nobody finished, where the casino may have moved money that no record shows yet. Read
+ * per game provider through (group_id, status, ...), so only PENDING index entries are visited.
+ */
+export async function abandonedTransactions(db: Knex, inFlightSeconds: number): Promise<AbandonedTransactions[]> {
+  const result = await db.raw(
+    `SELECT g.group_id, t.provider_id, t.category, count(*)::int AS count,
+            extract(epoch from (now() - min(t.claimed_at)))::float8 AS oldest_seconds
+       FROM game_providers g
+       CROSS JOIN LATERAL (
+         SELECT provider_id, category, claimed_at FROM transactions
+          WHERE group_id = g.group_id AND status = 'PENDING' AND claimed_at <= now() - make_interval(secs => ?)
+       ) t
+      GROUP BY g.group_id, t.provider_id, t.category`,
+    [inFlightSeconds],
+  ).timeout(5000, { cancel: true });
+  return (result.rows as { group_id: string; provider_id: string; category: Category; count: number; oldest_seconds: number }[]).map((r) => ({
+    groupId: r.group_id,
+    providerId: r.provider_id,
+    category: r.category,
+    count: r.count,
+    oldestSeconds: Math.floor(r.oldest_seconds),
+  }));
+}
