@@ -17,7 +17,8 @@ import { scenarioIt, Tally } from './support/reliability';
  * outside (a casino that never answers, a slow casino, a row lock held by the test).
  * services/wallet/test/crash.test.ts covers the kill after the casino applied a debit and before it answered.
  */
-const WINDOW_SECONDS = 4;
+// Long enough that a killed wallet restarts inside it on a slow, loaded machine (the early repeat must be 409).
+const WINDOW_SECONDS = 10;
 
 const tally = new Tally(
   'process-faults',

@@ -7,12 +7,15 @@ import { applied, attempts, betBody, transactionRow } from './money-support';
  * The wallet service as its own process, killed with SIGKILL while a debit waits on the casino.
  * Uses the built service (`npm run build`, run by `npm test`).
  */
+// Long enough that the killed wallet restarts inside it on a slow, loaded machine (the early repeat must be 409).
+const WINDOW_SECONDS = 10;
+
 describe('wallet crash', () => {
   let p: TestPlatform;
   let g: GameWorld;
   let port: number;
   let wallet: ServiceProcess | null = null;
-  const env = () => ({ WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: '8', CASINO_TIMEOUT_MS: '5000', LOG_LEVEL: 'warn', REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX });
+  const env = () => ({ WALLET_PORT: String(port), IN_FLIGHT_WINDOW_SECONDS: String(WINDOW_SECONDS), CASINO_TIMEOUT_MS: '5000', LOG_LEVEL: 'warn', REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX });
 
   beforeAll(async () => {
     port = await freePort();
@@ -59,13 +62,13 @@ describe('wallet crash', () => {
     expect(early.status).toBe(409);
     expect(await abandoned()).toEqual({ count: [], oldest: [] }); // still in flight, not abandoned
     const row = await transactionRow(p, g, bet.transactionId);
-    const windowEnds = new Date(row.claimed_at).getTime() + 8000;
+    const windowEnds = new Date(row.claimed_at).getTime() + WINDOW_SECONDS * 1000;
     await new Promise((r) => setTimeout(r, Math.max(0, windowEnds - Date.now()) + 1200));
     // Past the window, before the game repeats: the reconciliation alarm names it.
     const alarm = await abandoned();
     expect(alarm.count).toEqual([`{group_id="${g.groupId}",provider_id="${g.providerId}",category="CASH_OUT",service="wallet"} 1`]);
     expect(alarm.oldest).toHaveLength(1);
-    expect(alarm.oldest[0]).toBeGreaterThanOrEqual(8);
+    expect(alarm.oldest[0]).toBeGreaterThanOrEqual(WINDOW_SECONDS);
     const done = await g.call('POST', '/api/balance/cash-out', bet);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ id: pl.playerId, balance: 90, username: pl.playerId });
