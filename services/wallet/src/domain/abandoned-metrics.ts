@@ -28,17 +28,13 @@ export function registerAbandonedMetrics(metrics: ServiceMetrics, db: Knex, logg
     }
     return last.rows;
   };
-  const labels = ['group_id', 'provider_id', 'category'] as const;
-  const key = (r: AbandonedTransactions) => ({ group_id: r.groupId, provider_id: r.providerId, category: r.category });
-
-  metrics.gauge('relay_transactions_abandoned', 'PENDING transactions older than the in-flight window: the casino may have moved money no record shows', [...labels], async function () {
-    const rows = await load();
-    this.reset();
-    for (const r of rows ?? []) this.set(key(r), r.count);
-  });
-  metrics.gauge('relay_transactions_abandoned_oldest_seconds', 'Age of the oldest abandoned PENDING transaction', [...labels], async function () {
-    const rows = await load();
-    this.reset();
-    for (const r of rows ?? []) this.set(key(r), r.oldestSeconds);
-  });
+  /** A gauge per (game provider, casino, category) of the last reading, set afresh at each scrape. */
+  const gauge = (name: string, help: string, value: (r: AbandonedTransactions) => number) =>
+    metrics.gauge(name, help, ['group_id', 'provider_id', 'category'], async function () {
+      const rows = await load();
+      this.reset();
+      for (const r of rows ?? []) this.set({ group_id: r.groupId, provider_id: r.providerId, category: r.category }, value(r));
+    });
+  gauge('relay_transactions_abandoned', 'PENDING transactions older than the in-flight window: the casino may have moved money no record shows', (r) => r.count);
+  gauge('relay_transactions_abandoned_oldest_seconds', 'Age of the oldest abandoned PENDING transaction', (r) => r.oldestSeconds);
 }

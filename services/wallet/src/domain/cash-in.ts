@@ -73,7 +73,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
           ? {
               providerId: session.providerId,
               roundId: req.roundId,
-              groupId: resolved.groupId,
+              groupId: resolved.game.groupId,
               gameId: session.gameId,
               playerId: session.playerId,
               payoutAmount: amount,

@@ -41,7 +41,7 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
       const opened = await recordDebitSuccess(deps.db, success, {
         providerId: session.providerId,
         roundId: req.roundId,
-        groupId: resolved.groupId,
+        groupId: resolved.game.groupId,
         gameId: session.gameId,
         playerId: session.playerId,
         sessionId: session.sessionId,

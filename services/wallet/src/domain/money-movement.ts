@@ -42,7 +42,7 @@ export function recordKeys(resolved: ResolvedSession, req: MovementRequest) {
   return {
     providerId: session.providerId,
     transactionId: req.transactionId,
-    groupId: resolved.groupId,
+    groupId: resolved.game.groupId,
     gameId: session.gameId,
     playerId: session.playerId,
     sessionId: session.sessionId,

@@ -3,10 +3,9 @@ import { AppError, currentContext, type Casino, type Game, type Registry, type S
 export interface ResolvedSession {
   session: SessionRecord;
   /**
-   * The game provider the session's records belong to: the caller, which owns the game now. It
-   * is the session's own group unless an operator moved the game to another provider after launch.
+   * Owned by the caller (checked): its groupId, not the session's, is the group the records of
+   * this call belong to; they differ only after an operator moved the game to another provider.
    */
-  groupId: string;
   game: Game;
   casino: Casino;
   walletToken: string;
@@ -57,7 +56,7 @@ export async function resolveSession(
   if (!casino) throw new AppError('PROVIDER_NOT_FOUND', 'Casino was removed');
   if (casino.status !== 'ACTIVE') throw new AppError('PROVIDER_NOT_ACTIVE', 'Casino is disabled');
 
-  return { session, groupId: game.groupId, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
+  return { session, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
 }
 
 /** The fields every casino wallet call carries about the player and session (CONTRACTS 6). */

@@ -33,7 +33,7 @@ export async function validateSession(
     sessionId: session.sessionId,
     gameId: session.gameId,
     gameName: game.name,
-    groupId: resolved.groupId,
+    groupId: game.groupId,
     providerId: session.providerId,
     playerId: session.playerId,
     currency: session.currency,
