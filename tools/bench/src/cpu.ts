@@ -72,26 +72,31 @@ export function snapshot(label: Labeler): CpuSnapshot {
   return { at: process.hrtime.bigint(), perProcess, idleTicks: Number(cpu[4]) + Number(cpu[5]), stealTicks: Number(cpu[8] ?? 0) };
 }
 
-/** CPU milliseconds per call between two snapshots, per label, largest first, then idle, steal and the rest. */
-export function perCall(before: CpuSnapshot, after: CpuSnapshot, calls: number): CpuShare[] {
-  if (calls <= 0 || after.perProcess.size === 0) return [];
+/** CPU milliseconds per call between two snapshots: each label's, and what no accounted process used. */
+export interface CpuPerCall {
+  /** Per label, largest first. */
+  processes: CpuShare[];
+  /** CPU left unused (idle and I/O wait). */
+  idle: number;
+  /** Time the hypervisor gave the machine's CPUs to other guests. */
+  steal: number;
+  /** The rest of the cores' capacity: kernel threads and processes no label claims. */
+  other: number;
+}
+
+export function perCall(before: CpuSnapshot, after: CpuSnapshot, calls: number): CpuPerCall | null {
+  if (calls <= 0 || after.perProcess.size === 0) return null;
   const msPerTick = 1000 / TICKS_PER_SECOND;
   const byLabel = new Map<string, number>();
   for (const [pid, now] of after.perProcess) {
     const then = before.perProcess.get(pid)?.ticks ?? 0; // a process started during the phase
     byLabel.set(now.label, (byLabel.get(now.label) ?? 0) + (now.ticks - then));
   }
-  const shares = [...byLabel].map(([label, ticks]) => ({ label, msPerCall: (ticks * msPerTick) / calls })).filter((s) => s.msPerCall > 0);
-  shares.sort((a, b) => b.msPerCall - a.msPerCall);
-  const wallMs = Number(after.at - before.at) / 1e6;
-  const capacity = (wallMs * os.cpus().length) / calls;
+  const processes = [...byLabel].map(([label, ticks]) => ({ label, msPerCall: (ticks * msPerTick) / calls })).filter((s) => s.msPerCall > 0);
+  processes.sort((a, b) => b.msPerCall - a.msPerCall);
+  const capacity = (Number(after.at - before.at) / 1e6) * os.cpus().length / calls;
   const idle = ((after.idleTicks - before.idleTicks) * msPerTick) / calls;
   const steal = ((after.stealTicks - before.stealTicks) * msPerTick) / calls;
-  const accounted = shares.reduce((sum, s) => sum + s.msPerCall, 0);
-  return [
-    ...shares,
-    { label: 'idle (CPU left unused)', msPerCall: idle },
-    { label: 'stolen by the hypervisor', msPerCall: steal },
-    { label: 'everything else (kernel threads, other processes)', msPerCall: Math.max(0, capacity - accounted - idle - steal) },
-  ];
+  const used = processes.reduce((sum, s) => sum + s.msPerCall, 0);
+  return { processes, idle, steal, other: Math.max(0, capacity - used - idle - steal) };
 }

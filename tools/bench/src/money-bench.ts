@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { dropDatabase, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
-import { benchLabeler, perCall, snapshot, type CpuShare } from './cpu';
+import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
 import { fixedRate, freePort, machine, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
@@ -149,7 +149,7 @@ async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<Re
 
 const TARGET_CALLS_PER_SECOND = 1500;
 
-function report(rows: [string, string, Summary][], cpu: CpuShare[]): string {
+function report(rows: [string, string, Summary][], cpu: CpuPerCall | null): string {
   const lines = [
     '## Money calls: cash-out + cash-in pairs',
     '',
@@ -170,11 +170,12 @@ function report(rows: [string, string, Summary][], cpu: CpuShare[]): string {
 }
 
 /** The budget view of the saturation phase: what each process spent per call, against the target's share. */
-function cpuReport(cpu: CpuShare[]): string[] {
-  if (cpu.length === 0) return [];
+function cpuReport(cpu: CpuPerCall | null): string[] {
+  if (!cpu) return [];
   const cores = os.cpus().length;
   const budget = (cores * 1000) / TARGET_CALLS_PER_SECOND;
-  const used = cpu.filter((s) => !/^(idle|stolen|everything else)/.test(s.label)).reduce((sum, s) => sum + s.msPerCall, 0);
+  const used = cpu.processes.reduce((sum, s) => sum + s.msPerCall, 0);
+  const row = (label: string, ms: number) => `| ${label} | ${ms.toFixed(3)} |`;
   return [
     '',
     `CPU per call in the relay's saturation phase, from each process's counters in /proc. ${TARGET_CALLS_PER_SECOND.toLocaleString('en')} calls per second on`,
@@ -182,7 +183,10 @@ function cpuReport(cpu: CpuShare[]): string[] {
     '',
     '| process | CPU ms per call |',
     '|---|---:|',
-    ...cpu.map((s) => `| ${s.label} | ${s.msPerCall.toFixed(3)} |`),
+    ...cpu.processes.map((s) => row(s.label, s.msPerCall)),
+    row('idle (CPU left unused)', cpu.idle),
+    row('stolen by the hypervisor', cpu.steal),
+    row('everything else (kernel threads, other processes)', cpu.other),
   ];
 }
 
