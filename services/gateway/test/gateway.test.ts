@@ -19,6 +19,23 @@ describe('gateway', () => {
   /** A call that passes authentication reaches the wallet, which then answers about the session. */
   const balance = (token?: string) => http('GET', `${p.baseUrl}/api/account?sessionId=nope`, { token });
 
+  /**
+   * Another gateway instance with its own in-process caches, as in a scaled deployment, in front
+   * of this platform's services (or of the addresses given instead); closed after `use`.
+   */
+  async function withSecondGateway(use: (url: string) => Promise<void>, urls: Record<string, string> = {}): Promise<void> {
+    const env = { ...process.env, REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
+    for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
+    const rt = await createRuntime('gateway', loadConfig({ ...env, ...urls }));
+    const gw = await startGateway(rt, 0);
+    try {
+      await use(gw.server.url);
+    } finally {
+      await gw.server.close(1000);
+      await closeRuntime(rt);
+    }
+  }
+
   it('When a game calls without a token, then every route family answers 403 AUTHENTICATION_FAILED in its own style', async () => {
     const wallet = await balance();
     expect(wallet.status).toBe(403);
@@ -70,13 +87,8 @@ describe('gateway', () => {
 
   it('When a token is revoked, then every gateway instance refuses it within one second', async () => {
     const w = await provisionWorld(p);
-    // A second gateway with its own in-process cache, as in a scaled deployment.
-    const env = { ...process.env, REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
-    for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
-    const rt = await createRuntime('gateway', loadConfig(env));
-    const second = await startGateway(rt, 0);
-    try {
-      const viaSecond = () => http('GET', `${second.server.url}/api/account?sessionId=nope`, { token: w.providerToken });
+    await withSecondGateway(async (second) => {
+      const viaSecond = () => http('GET', `${second}/api/account?sessionId=nope`, { token: w.providerToken });
       // Warm both caches with the valid token.
       expect((await balance(w.providerToken)).body.error).toBe('SESSION_EXPIRED');
       expect((await viaSecond()).body.error).toBe('SESSION_EXPIRED');
@@ -85,10 +97,7 @@ describe('gateway', () => {
       await sleep(1000);
       expect((await balance(w.providerToken)).body.error).toBe('AUTHENTICATION_FAILED');
       expect((await viaSecond()).body.error).toBe('AUTHENTICATION_FAILED');
-    } finally {
-      await second.server.close(1000);
-      await closeRuntime(rt);
-    }
+    });
   });
 
   it('When the service behind a route hangs up on every connection, then the gateway answers 503 SERVICE_UNAVAILABLE in the route\'s own style and stays up', async () => {
@@ -97,27 +106,25 @@ describe('gateway', () => {
     const dead = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
     const deadPort = (dead.address() as net.AddressInfo).port;
-    const env = { ...process.env, REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
-    for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
-    env.WALLET_URL = `http://127.0.0.1:${deadPort}`;
-    env.REPORTING_URL = `http://127.0.0.1:${deadPort}`;
-    const rt = await createRuntime('gateway', loadConfig(env));
-    const gw = await startGateway(rt, 0);
+    const deadUrl = `http://127.0.0.1:${deadPort}`;
     try {
-      for (let i = 0; i < 3; i++) {
-        const wallet = await http('GET', `${gw.server.url}/api/account?sessionId=nope`, { token: world.providerToken });
-        expect(wallet.status).toBe(503);
-        expect(wallet.body).toEqual({ error: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
-        const envelope = await http('GET', `${gw.server.url}/api/v1/rounds`, { token: world.providerToken });
-        expect(envelope.status).toBe(503);
-        expect(envelope.body).toMatchObject({ statusCode: 503, error: 'SERVICE_UNAVAILABLE', data: null });
-      }
-      // The routes whose service is up still pass through.
-      const admin = await http('GET', `${gw.server.url}/admin/v1/game-providers/${world.groupId}`, { token: p.adminToken });
-      expect(admin.status).toBe(200);
+      await withSecondGateway(
+        async (gw) => {
+          for (let i = 0; i < 3; i++) {
+            const wallet = await http('GET', `${gw}/api/account?sessionId=nope`, { token: world.providerToken });
+            expect(wallet.status).toBe(503);
+            expect(wallet.body).toEqual({ error: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+            const envelope = await http('GET', `${gw}/api/v1/rounds`, { token: world.providerToken });
+            expect(envelope.status).toBe(503);
+            expect(envelope.body).toMatchObject({ statusCode: 503, error: 'SERVICE_UNAVAILABLE', data: null });
+          }
+          // The routes whose service is up still pass through.
+          const admin = await http('GET', `${gw}/admin/v1/game-providers/${world.groupId}`, { token: p.adminToken });
+          expect(admin.status).toBe(200);
+        },
+        { WALLET_URL: deadUrl, REPORTING_URL: deadUrl },
+      );
     } finally {
-      await gw.server.close(1000);
-      await closeRuntime(rt);
       dead.close();
     }
   });
