@@ -19,6 +19,7 @@ import {
   unicodeText,
   withField,
   withNul,
+  announceSeed,
 } from './support/hostile';
 
 /**
@@ -54,8 +55,7 @@ describe('hostile input on the admin API', () => {
   beforeAll(async () => {
     p = await startPlatform({ services: ['admin'] });
     world = await provisionWorld(p);
-    console.log(`hostile input: HOSTILE_SEED=${HOSTILE_SEED} HOSTILE_RUNS=${HOSTILE_RUNS}`);
-    tally.note(`Last run: HOSTILE_SEED=${HOSTILE_SEED}, ${HOSTILE_RUNS} generated requests per property.`);
+    announceSeed(tally);
   });
   afterAll(async () => {
     tally.write();

@@ -24,6 +24,7 @@ import {
   unicodeText,
   withField,
   withNul,
+  announceSeed,
 } from './support/hostile';
 
 /**
@@ -60,8 +61,7 @@ describe('hostile input on the wallet routes', () => {
     g = await startGameWorld(p);
     pl = await g.launchPlayer({ balance: 1000 });
     before = await counts();
-    console.log(`hostile input: HOSTILE_SEED=${HOSTILE_SEED} HOSTILE_RUNS=${HOSTILE_RUNS}`);
-    tally.note(`Last run: HOSTILE_SEED=${HOSTILE_SEED}, ${HOSTILE_RUNS} generated requests per property.`);
+    announceSeed(tally);
   });
   afterAll(async () => {
     tally.write();

@@ -3,7 +3,7 @@ import { createLaunchToken } from '@relay/casino-sandbox';
 import { http, startPlatform, type TestPlatform } from '../platform';
 import { startGameWorld, type GameWorld } from '../game';
 import { scenarioIt, Tally } from '../faults/support/reliability';
-import { badIdentifier, expectRefused, extraFields, HOSTILE_RUNS, HOSTILE_SEED, notAString, oneBadField, ONE_MIB_JSON, queryString, sendHuge, tooLong, unicodeText, withField, withNul } from './support/hostile';
+import { badIdentifier, expectRefused, extraFields, HOSTILE_RUNS, HOSTILE_SEED, notAString, oneBadField, ONE_MIB_JSON, queryString, sendHuge, tooLong, unicodeText, withField, withNul, announceSeed } from './support/hostile';
 
 /**
  * Property-based hostile input against the reporting routes (/api/v1/*), round-ended and /launch:
@@ -63,8 +63,7 @@ describe('hostile input on reporting, round-ended and launch', () => {
   beforeAll(async () => {
     p = await startPlatform({ services: ['launcher', 'reporting', 'notifier', 'admin', 'wallet'] });
     g = await startGameWorld(p);
-    console.log(`hostile input: HOSTILE_SEED=${HOSTILE_SEED} HOSTILE_RUNS=${HOSTILE_RUNS}`);
-    tally.note(`Last run: HOSTILE_SEED=${HOSTILE_SEED}, ${HOSTILE_RUNS} generated requests per property.`);
+    announceSeed(tally);
   });
   afterAll(async () => {
     tally.write();

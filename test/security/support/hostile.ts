@@ -12,6 +12,12 @@ import { STACK_TRACE } from './secrets';
 export const HOSTILE_SEED = process.env.HOSTILE_SEED ? Number(process.env.HOSTILE_SEED) : Math.floor(Math.random() * 2 ** 31);
 export const HOSTILE_RUNS = Number(process.env.HOSTILE_RUNS ?? 40);
 
+/** Prints the run's seed (to replay a failure) and records it in the reliability report. */
+export function announceSeed(tally: Tally): void {
+  console.log(`hostile input: HOSTILE_SEED=${HOSTILE_SEED} HOSTILE_RUNS=${HOSTILE_RUNS}`);
+  tally.note(`Last run: HOSTILE_SEED=${HOSTILE_SEED}, ${HOSTILE_RUNS} generated requests per property.`);
+}
+
 /** Text that exercises encodings: any code point, including astral ones, RTL marks and combining characters. */
 export const unicodeText = (maxLength = 24) => fc.string({ unit: 'binary', minLength: 1, maxLength });
 
