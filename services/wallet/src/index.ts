@@ -19,3 +19,7 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
   const server = await listen(createWalletApp(rt, deps), port, rt.config.SERVICE_HOST);
   return { server, close: () => casinos.close() };
 }
+
+// The money statements, for the benchmark's bare stand-in that replays the wallet's I/O alone.
+export { claimStatement, type MovementRecord } from './data/transactions';
+export { debitSuccessStatement, settleStatement } from './data/rounds';

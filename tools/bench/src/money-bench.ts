@@ -6,6 +6,7 @@ import { Pool } from 'undici';
 import { dropDatabase, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
+import { startFloor, type FloorPlayer as Player } from './floor';
 import { fixedRate, freePort, machine, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
@@ -17,12 +18,6 @@ const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PLAYERS = 200;
 // BENCH_RATES=100,500: other fixed arrival rates (calls per second) than the two of the target.
 const RATES = (process.env.BENCH_RATES ?? '500,1500').split(',').map(Number);
-
-interface Player {
-  playerId: string;
-  walletToken: string;
-  sessionId: string;
-}
 
 export async function runMoneyBench(): Promise<string> {
   const run = `${Date.now()}_${randomBytes(2).toString('hex')}`;
@@ -47,6 +42,7 @@ export async function runMoneyBench(): Promise<string> {
   });
   const base = `http://127.0.0.1:${gw}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  let stopFloor = async () => undefined as void;
   try {
     await waitFor(`${sandboxUrl}/_control/ledger`);
     await waitFor(`${base}/readyz`, 120000);
@@ -59,14 +55,16 @@ export async function runMoneyBench(): Promise<string> {
     let n = 0;
     const next = () => players[n++ % players.length];
 
-    const viaGateway = async (): Promise<Sample[]> => {
+    // A game's pair of calls, through the gateway or through the bare stand-ins in its place.
+    const pairThrough = (pool: Pool) => async (): Promise<Sample[]> => {
       const pl = next();
       const id = `${run}-${n}`;
       const common = { sessionId: pl.sessionId, gameId: world.gameId, currency: 'EUR', roundId: `r-${id}` };
-      const out = await timedPost(gatewayPool, '/api/balance/cash-out', { ...common, transactionId: `b-${id}`, amount: 1 }, auth);
-      const inn = await timedPost(gatewayPool, '/api/balance/cash-in', { ...common, transactionId: `w-${id}`, amount: 1.5, reason: 'NORMAL_WIN', appliedMultiplier: 1.5, previousTransactionId: `b-${id}`, betAmount: 1 }, auth);
+      const out = await timedPost(pool, '/api/balance/cash-out', { ...common, transactionId: `b-${id}`, amount: 1 }, auth);
+      const inn = await timedPost(pool, '/api/balance/cash-in', { ...common, transactionId: `w-${id}`, amount: 1.5, reason: 'NORMAL_WIN', appliedMultiplier: 1.5, previousTransactionId: `b-${id}`, betAmount: 1 }, auth);
       return [out, inn];
     };
+    const viaGateway = pairThrough(gatewayPool);
     const direct = async (): Promise<Sample[]> => {
       const pl = next();
       const id = `${run}-d${n}`;
@@ -81,30 +79,46 @@ export async function runMoneyBench(): Promise<string> {
       return [out, inn];
     };
 
+    // The same pairs through bare stand-ins of the gateway and the wallet: the floor of this design.
+    const floor = await startFloor(dbUrl, sandboxUrl, world, players);
+    stopFloor = floor.stop;
+    const floorPool = new Pool(floor.url, { connections: 128, pipelining: 1 });
+    const viaFloor = pairThrough(floorPool);
+
     await fixedRate(200, 5, viaGateway); // warm-up: JIT, pools, caches
+    await fixedRate(200, 5, viaFloor);
     console.error('warm-up done');
     const rows: [string, string, Summary][] = [];
-    // BENCH_ONLY=saturation runs just the relay saturation phase (for profiling).
+    // BENCH_ONLY=saturation runs just the saturation phases of the relay and the stand-ins (for profiling).
     const onlySaturation = process.env.BENCH_ONLY === 'saturation';
     for (const callsPerSecond of onlySaturation ? [] : RATES) {
       const d = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, direct);
       rows.push(['sandbox direct', `${callsPerSecond} calls/s offered`, summarize(d.samples, d.seconds)]);
       const r = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, viaGateway);
       rows.push(['through the relay', `${callsPerSecond} calls/s offered`, summarize(r.samples, r.seconds)]);
+      const f = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, viaFloor);
+      rows.push(['bare stand-ins', `${callsPerSecond} calls/s offered`, summarize(f.samples, f.seconds)]);
     }
     if (!onlySaturation) {
       const satDirect = await saturate(64, PHASE_SECONDS, direct);
       rows.push(['sandbox direct', 'saturation, 64 in flight', summarize(satDirect.samples, satDirect.seconds)]);
     }
-    const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}) });
+    const named = { [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels };
+    const label = benchLabeler(named);
     const cpuBefore = snapshot(label);
     const satRelay = await saturate(64, PHASE_SECONDS, viaGateway);
     const cpu = perCall(cpuBefore, snapshot(label), satRelay.samples.length);
     rows.push(['through the relay', 'saturation, 64 in flight', summarize(satRelay.samples, satRelay.seconds)]);
+    const floorBefore = snapshot(label);
+    const satFloor = await saturate(64, PHASE_SECONDS, viaFloor);
+    const floorCpu = perCall(floorBefore, snapshot(label), satFloor.samples.length);
+    rows.push(['bare stand-ins', 'saturation, 64 in flight', summarize(satFloor.samples, satFloor.seconds)]);
     await gatewayPool.close();
+    await floorPool.close();
     await sandboxPool.close();
-    return report(rows, cpu);
+    return report(rows, cpu, floorCpu);
   } finally {
+    await stopFloor();
     await stopProcess(platform);
     await stopProcess(sandbox);
     await dropDatabase(dbUrl).catch(() => undefined);
@@ -149,7 +163,7 @@ async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<Re
 
 const TARGET_CALLS_PER_SECOND = 1500;
 
-function report(rows: [string, string, Summary][], cpu: CpuPerCall | null): string {
+function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floorCpu: CpuPerCall | null): string {
   const lines = [
     '## Money calls: cash-out + cash-in pairs',
     '',
@@ -157,36 +171,49 @@ function report(rows: [string, string, Summary][], cpu: CpuPerCall | null): stri
     'platform processes (gateway, launcher, wallet, reporting, notifier API, admin, notifier worker), the sandbox casino',
     `process and the load generator. ${PHASE_SECONDS} s per phase; a pair is a cash-out then a cash-in of the same round,`,
     'each a separate call; latency is per call, as the game sees it. "sandbox direct" sends the same signed debit/credit',
-    'pairs straight to the sandbox casino, to show what the casino side alone costs on this machine.',
+    'pairs straight to the sandbox casino, to show what the casino side alone costs on this machine. "bare stand-ins"',
+    'sends the pairs through two bare Node.js processes in place of the gateway and the wallet (tools/bench/src/floor-*.ts):',
+    "the same hops, the wallet's own two statements per call on the same database and the same signed casino call, and",
+    'nothing else (no express, proxy library, validation, logging, metrics or request context): the floor of this design.',
     '',
     '| target | load | calls | calls/s | p50 ms | p99 ms | max ms | non-200 |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map(([target, load, s]) => `| ${target} | ${load} | ${s.calls} | ${s.perSecond} | ${s.p50} | ${s.p99} | ${s.max} | ${s.errors} |`),
     '',
     'Targets (issue 4): 1,500 money calls per second sustained; p99 under 25 ms at 500 calls per second.',
-    ...cpuReport(cpu),
+    ...cpuReport(cpu, floorCpu),
   ];
   return lines.join('\n');
 }
 
-/** The budget view of the saturation phase: what each process spent per call, against the target's share. */
-function cpuReport(cpu: CpuPerCall | null): string[] {
+/**
+ * The budget view of the saturation phases: what each process spent per call, through the relay
+ * and through the bare stand-ins (whose gateway and wallet take the relay's rows), against the
+ * target's share of the cores.
+ */
+function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null): string[] {
   if (!cpu) return [];
   const cores = os.cpus().length;
   const budget = (cores * 1000) / TARGET_CALLS_PER_SECOND;
-  const used = cpu.processes.reduce((sum, s) => sum + s.msPerCall, 0);
-  const row = (label: string, ms: number) => `| ${label} | ${ms.toFixed(3)} |`;
+  const used = (c: CpuPerCall) => c.processes.reduce((sum, s) => sum + s.msPerCall, 0);
+  const floorOf = (label: string) => {
+    const find = (l: string) => floorCpu?.processes.find((s) => s.label === l)?.msPerCall;
+    return find(`bare ${label}`) ?? find(label) ?? 0;
+  };
+  const ms = (n: number) => n.toFixed(3);
+  const row = (label: string, relay: number, floor: number) => `| ${label} | ${ms(relay)} |${floorCpu ? ` ${ms(floor)} |` : ''}`;
   return [
     '',
-    `CPU per call in the relay's saturation phase, from each process's counters in /proc. ${TARGET_CALLS_PER_SECOND.toLocaleString('en')} calls per second on`,
-    `${cores} cores leave ${budget.toFixed(2)} ms of CPU per call for everything together; the processes below used ${used.toFixed(2)} ms.`,
+    `CPU per call in the saturation phases, from each process's counters in /proc. ${TARGET_CALLS_PER_SECOND.toLocaleString('en')} calls per second on`,
+    `${cores} cores leave ${budget.toFixed(2)} ms of CPU per call for everything together; the processes below used ${used(cpu).toFixed(2)} ms`,
+    floorCpu ? `through the relay and ${used(floorCpu).toFixed(2)} ms through the bare stand-ins.` : 'through the relay.',
     '',
-    '| process | CPU ms per call |',
-    '|---|---:|',
-    ...cpu.processes.map((s) => row(s.label, s.msPerCall)),
-    row('idle (CPU left unused)', cpu.idle),
-    row('stolen by the hypervisor', cpu.steal),
-    row('everything else (kernel threads, other processes)', cpu.other),
+    `| process | relay, CPU ms per call |${floorCpu ? ' bare stand-ins |' : ''}`,
+    `|---|---:|${floorCpu ? '---:|' : ''}`,
+    ...cpu.processes.filter((s) => !s.label.startsWith('bare ')).map((s) => row(s.label, s.msPerCall, floorOf(s.label))),
+    row('idle (CPU left unused)', cpu.idle, floorCpu?.idle ?? 0),
+    row('stolen by the hypervisor', cpu.steal, floorCpu?.steal ?? 0),
+    row('everything else (kernel threads, other processes)', cpu.other, floorCpu?.other ?? 0),
   ];
 }
 

@@ -1,0 +1,136 @@
+import http from 'node:http';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { IDENTITY_HEADER, IdentityVerifier, money, numberedPlaceholders, signCasinoRequest, toMoneyString, type Statement } from '@relay/shared';
+import { claimStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
+
+/**
+ * The floor of the wallet (money bench, "bare stand-ins"): the I/O the spec makes every money call
+ * do and nothing else. The gateway's identity is verified (cached, as the wallet does), the session
+ * is read from memory, the PENDING claim is committed, the casino is called (signed), and the
+ * outcome is committed together with the round's change, with the wallet's own statements as named
+ * prepared statements on a pool as large as the wallet's (DATABASE_POOL_MAX, 20). No express, no
+ * validation, no logging, no metrics, no request context. FLOOR_PORT, DATABASE_URL,
+ * INTERNAL_AUTH_SECRET, FLOOR_WORLD (JSON: the casino, the game and the players' sessions).
+ */
+interface World {
+  providerId: string;
+  groupId: string;
+  gameId: number;
+  walletSecret: string;
+  casinoOrigin: string;
+  sessions: Record<string, { playerId: string; walletToken: string }>;
+}
+
+/** The bench's requests: well-formed by construction, so nothing here checks them. */
+interface MoneyRequest {
+  sessionId: string;
+  roundId: string;
+  transactionId: string;
+  amount: number;
+  reason?: string;
+  appliedMultiplier?: number;
+  betAmount?: number;
+  previousTransactionId?: string;
+}
+
+const world = JSON.parse(required('FLOOR_WORLD')) as World;
+const verifier = new IdentityVerifier(required('INTERNAL_AUTH_SECRET'));
+const db = new pg.Pool({ connectionString: required('DATABASE_URL'), max: Number(process.env.DATABASE_POOL_MAX ?? 20) });
+const casino = new Pool(world.casinoOrigin, { connections: 64 });
+const names = new Map<string, string>();
+
+async function run(statement: Statement): Promise<pg.QueryResult> {
+  let name = names.get(statement.sql);
+  if (!name) {
+    name = `floor_${names.size}`;
+    names.set(statement.sql, name);
+  }
+  return db.query({ name, text: numberedPlaceholders(statement.sql), values: statement.bindings });
+}
+
+async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
+  const session = world.sessions[req.sessionId];
+  const debit = path.endsWith('/cash-out');
+  const amount = toMoneyString(req.amount);
+  const record: MovementRecord = {
+    providerId: world.providerId,
+    transactionId: req.transactionId,
+    previousTransactionId: req.previousTransactionId ?? null,
+    category: debit ? 'CASH_OUT' : 'CASH_IN',
+    groupId: world.groupId,
+    gameId: world.gameId,
+    playerId: session.playerId,
+    sessionId: req.sessionId,
+    roundId: req.roundId,
+    amount,
+    currency: 'EUR',
+    language: 'en',
+    reason: req.reason ?? null,
+    appliedMultiplier: debit ? null : money(req.appliedMultiplier ?? 0).toFixed(),
+    betAmount: debit ? amount : toMoneyString(req.betAmount ?? 0),
+    awardId: null,
+    campaignId: null,
+    isLastFreebet: null,
+    isRetry: false,
+  };
+  const claimed = await run(claimStatement(record, req, 10));
+  const claim = claimed.rows[0] as { pk: string; attempt: number };
+  const body = JSON.stringify({
+    providerId: world.providerId,
+    playerId: session.playerId,
+    walletToken: session.walletToken,
+    sessionId: req.sessionId,
+    gameId: world.gameId,
+    currency: 'EUR',
+    roundId: req.roundId,
+    transactionId: req.transactionId,
+    amount: req.amount,
+    ...(debit ? {} : { reason: req.reason, appliedMultiplier: req.appliedMultiplier, betAmount: req.betAmount, previousTransactionId: req.previousTransactionId, isRetry: false }),
+  });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const res = await casino.request({
+    path: debit ? '/wallet/debit' : '/wallet/credit',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-relay-timestamp': String(timestamp), 'x-relay-signature': signCasinoRequest(world.walletSecret, timestamp, body) },
+    body,
+  });
+  const casinoBody = await res.body.text();
+  const account = JSON.parse(casinoBody) as { balance: number; username?: string };
+  const success = { claim, balance: toMoneyString(account.balance), username: account.username ?? session.playerId, casinoStatus: res.statusCode, casinoBody };
+  const round = { providerId: world.providerId, roundId: req.roundId, groupId: world.groupId, gameId: world.gameId, playerId: session.playerId };
+  await run(
+    debit
+      ? debitSuccessStatement(success, { ...round, sessionId: req.sessionId, currency: 'EUR', language: 'en', betAmount: amount, betTransactionId: req.transactionId, gameData: undefined })
+      : settleStatement(success, { ...round, payoutAmount: amount, appliedMultiplier: money(req.appliedMultiplier ?? 0).toFixed(), settleTransactionId: req.transactionId, settleReason: req.reason ?? '', outcome: null, settlementData: undefined }),
+  );
+  return { id: session.playerId, balance: account.balance, username: success.username };
+}
+
+const server = http.createServer((req, res) => {
+  if (req.url === '/readyz') {
+    res.writeHead(200).end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    void (async () => {
+      const identity = await verifier.verify(String(req.headers[IDENTITY_HEADER] ?? ''));
+      if (identity?.kind !== 'provider' || identity.groupId !== world.groupId) throw new Error('identity refused');
+      return moneyCall(req.url ?? '', JSON.parse(Buffer.concat(chunks).toString('utf8')) as MoneyRequest);
+    })().then(
+      (account) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(account)),
+      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err)),
+    );
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(required('FLOOR_PORT')), '127.0.0.1');
+process.on('SIGTERM', () => process.exit(0));
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}

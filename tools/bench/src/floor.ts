@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { hashToken } from '@relay/shared';
+import { freePort, startProcess, stopProcess, waitFor } from './harness';
+
+/** What the stand-ins need to know of the casino, the game provider and the game. */
+export interface FloorWorld {
+  providerId: string;
+  groupId: string;
+  gameId: number;
+  walletSecret: string;
+  providerToken: string;
+}
+
+export interface FloorPlayer {
+  playerId: string;
+  walletToken: string;
+  sessionId: string;
+}
+
+export interface Floor {
+  /** The stand-in gateway's origin: the same routes and bearer token as the gateway. */
+  url: string;
+  /** Process labels for the CPU table. */
+  labels: Record<number, string>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts floor-gateway.ts and floor-wallet.ts on the given database (migrated) and casino: what the
+ * gateway and the wallet must do per money call by this design, with no framework, checks or logs.
+ */
+export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[]): Promise<Floor> {
+  const [gatewayPort, walletPort] = await Promise.all([freePort(), freePort()]);
+  const secret = randomBytes(24).toString('base64url');
+  const wallet = startProcess('tools/bench/dist/floor-wallet.js', {
+    FLOOR_PORT: String(walletPort),
+    DATABASE_URL: dbUrl,
+    INTERNAL_AUTH_SECRET: secret,
+    FLOOR_WORLD: JSON.stringify({
+      providerId: world.providerId,
+      groupId: world.groupId,
+      gameId: world.gameId,
+      walletSecret: world.walletSecret,
+      casinoOrigin,
+      sessions: Object.fromEntries(players.map((p) => [p.sessionId, { playerId: p.playerId, walletToken: p.walletToken }])),
+    }),
+  });
+  const gateway = startProcess('tools/bench/dist/floor-gateway.js', {
+    FLOOR_PORT: String(gatewayPort),
+    FLOOR_UPSTREAM: `http://127.0.0.1:${walletPort}`,
+    FLOOR_TOKEN_HASH: hashToken(world.providerToken),
+    FLOOR_GROUP_ID: world.groupId,
+    INTERNAL_AUTH_SECRET: secret,
+  });
+  const stop = async () => {
+    await stopProcess(gateway);
+    await stopProcess(wallet);
+  };
+  try {
+    await waitFor(`http://127.0.0.1:${walletPort}/readyz`);
+    await waitFor(`http://127.0.0.1:${gatewayPort}/readyz`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const labels: Record<number, string> = {};
+  if (gateway.pid) labels[gateway.pid] = 'bare gateway';
+  if (wallet.pid) labels[wallet.pid] = 'bare wallet';
+  return { url: `http://127.0.0.1:${gatewayPort}`, labels, stop };
+}
