@@ -75,7 +75,8 @@ async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
     isRetry: false,
   };
   const claimed = await run(claimStatement(record, req, 10));
-  const claim = claimed.rows[0] as { pk: string; attempt: number };
+  const claim = claimed.rows[0] as { pk: string; attempt: number } | undefined;
+  if (!claim) throw new Error('transactionId already claimed'); // the bench never repeats one
   const body = JSON.stringify({
     providerId: world.providerId,
     playerId: session.playerId,

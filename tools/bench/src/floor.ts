@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashToken } from '@relay/shared';
+import { HOT_PATH_NODE_ARGS } from '@relay/platform';
 import { freePort, startProcess, stopProcess, waitFor } from './harness';
 
 /** What the stand-ins need to know of the casino, the game provider and the game. */
@@ -26,8 +27,9 @@ export interface Floor {
 }
 
 /**
- * Starts floor-gateway.ts and floor-wallet.ts on the given database (migrated) and casino: what the
- * gateway and the wallet must do per money call by this design, with no framework, checks or logs.
+ * Starts floor-gateway.ts and floor-wallet.ts on the given database (migrated) and casino: the I/O
+ * the gateway and the wallet must do per money call, with no framework, checks or logs, and the
+ * same Node flags as the services they stand in for.
  */
 export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[]): Promise<Floor> {
   const [gatewayPort, walletPort] = await Promise.all([freePort(), freePort()]);
@@ -44,14 +46,14 @@ export async function startFloor(dbUrl: string, casinoOrigin: string, world: Flo
       casinoOrigin,
       sessions: Object.fromEntries(players.map((p) => [p.sessionId, { playerId: p.playerId, walletToken: p.walletToken }])),
     }),
-  });
+  }, HOT_PATH_NODE_ARGS);
   const gateway = startProcess('tools/bench/dist/floor-gateway.js', {
     FLOOR_PORT: String(gatewayPort),
     FLOOR_UPSTREAM: `http://127.0.0.1:${walletPort}`,
     FLOOR_TOKEN_HASH: hashToken(world.providerToken),
     FLOOR_GROUP_ID: world.groupId,
     INTERNAL_AUTH_SECRET: secret,
-  });
+  }, HOT_PATH_NODE_ARGS);
   const stop = async () => {
     await stopProcess(gateway);
     await stopProcess(wallet);

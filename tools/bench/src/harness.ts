@@ -20,10 +20,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** BENCH_LOG_DIR=dir: each process's stdout (its log lines) goes to dir/<script name>.log. */
-export function startProcess(script: string, env: Record<string, string>): ChildProcess {
+export function startProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
   const logDir = process.env.BENCH_LOG_DIR;
   const stdout = logDir ? openSync(path.join(logDir, `${script.replace(/\W+/g, '_')}.log`), 'w') : 'ignore';
-  const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
   if (typeof stdout === 'number') closeSync(stdout);
   return child;
 }
