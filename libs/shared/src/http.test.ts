@@ -48,4 +48,12 @@ describe('refuseUnsafeInput', () => {
     expect(run(undefined, { sessionId: 'a\u0000' })).toMatchObject({ code: 'Bad Request' });
     expect(run({ a: 'plain ✓ text' })).toBeUndefined();
   });
+
+  it('When text holds an unpaired surrogate in a value, a key or the query, then 400 Bad Request; a paired one passes', () => {
+    expect(run({ transactionId: 'bet-\ud800' })).toMatchObject({ code: 'Bad Request', message: expect.stringContaining('well-formed') });
+    expect(run({ a: ['x', '\udc00y'] })).toMatchObject({ code: 'Bad Request' });
+    expect(run({ ['k\ud800']: 1 })).toMatchObject({ code: 'Bad Request' });
+    expect(run(undefined, { sessionId: 'a\udfff' })).toMatchObject({ code: 'Bad Request' });
+    expect(run({ a: 'emoji 😀 \ud83d\ude00' })).toBeUndefined();
+  });
 });

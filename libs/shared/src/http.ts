@@ -108,8 +108,10 @@ export const MAX_JSON_DEPTH = 100;
 
 /**
  * Input every service refuses up front (400) rather than deep in a write: a NUL anywhere (no
- * PostgreSQL text can hold one, no identifier or label needs one) and JSON nested deeper than
- * MAX_JSON_DEPTH. Iterative, so a deeply nested body cannot exhaust the stack of the check itself.
+ * PostgreSQL text can hold one, no identifier or label needs one), text that is not well-formed
+ * Unicode (an unpaired surrogate: PostgreSQL stores it as U+FFFD, so two different transactionIds
+ * would become one record and the second a "replay" that moves no money), and JSON nested deeper
+ * than MAX_JSON_DEPTH. Iterative, so a deeply nested body cannot exhaust the stack of the check.
  */
 export const refuseUnsafeInput: RequestHandler = (req, _res, next) => {
   const stack: [unknown, number][] = [
@@ -121,17 +123,25 @@ export const refuseUnsafeInput: RequestHandler = (req, _res, next) => {
     const [value, depth] = stack.pop()!;
     if (++visited > 100_000) return next(badRequestError('Request is too complex'));
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return next(badRequestError('Request contains a NUL character'));
+      const problem = unsafeText(value);
+      if (problem) return next(badRequestError(problem));
     } else if (value !== null && typeof value === 'object') {
       if (depth >= MAX_JSON_DEPTH) return next(badRequestError(`Request is nested deeper than ${MAX_JSON_DEPTH} levels`));
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-        if (key.includes('\u0000')) return next(badRequestError('Request contains a NUL character'));
+        const problem = unsafeText(key);
+        if (problem) return next(badRequestError(problem));
         stack.push([child, depth + 1]);
       }
     }
   }
   next();
 };
+
+function unsafeText(text: string): string | null {
+  if (text.includes('\u0000')) return 'Request contains a NUL character';
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return 'Request contains text that is not well-formed Unicode (an unpaired surrogate)';
+  return null;
+}
 
 function badRequestError(message: string): AppError {
   return new AppError('Bad Request', message);
