@@ -17,6 +17,14 @@ describe('money', () => {
     expect(isValidAmount(0)).toBe(true);
   });
 
+  it('When an amount is too large for a JSON number to hold its cents, then it is not valid rather than silently a cent off', () => {
+    // JSON.parse('99999999999999.99') is 99999999999999.98: that cent must not be debited.
+    expect(isValidAmount(JSON.parse('99999999999999.99'))).toBe(false);
+    expect(isValidAmount(1e13)).toBe(false);
+    expect(isValidAmount(9999999999999.99)).toBe(true);
+    expect(String(JSON.parse('9999999999999.99'))).toBe('9999999999999.99');
+  });
+
   it('When a casino balance has many decimals, then it is rounded half-up exactly', () => {
     expect(roundBalance(2.675)?.toNumber()).toBe(2.68); // binary 2.675 is 2.67499..., the text is not
     expect(roundBalance('2.675')?.toNumber()).toBe(2.68);

@@ -8,7 +8,12 @@ import Decimal from 'decimal.js';
 const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -30, toExpPos: 30 });
 export type MoneyValue = InstanceType<typeof Money>;
 
-export const MAX_AMOUNT = new Money('1e15');
+/**
+ * Amounts and balances travel as JSON numbers (doubles), which hold every cent exactly only below
+ * 2^46 (about 7.04e13): above it two cents can share a double, and 99999999999999.99 arrives as
+ * ...98. Every amount and balance must be below this round limit under that bound, or it is refused.
+ */
+export const MAX_AMOUNT = new Money('1e13');
 
 /** Decimal places of a finite number as the game wrote it (10.005 has 3, 1e-7 has 7). */
 export function decimalPlaces(value: number): number {

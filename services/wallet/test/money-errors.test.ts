@@ -112,6 +112,12 @@ describe('money route errors', () => {
       ['a NUL in language', '/api/balance/cash-out', () => ({ ...bet(), language: 'e\u0000n' })],
       ['a NUL in a gameData key', '/api/balance/cash-out', () => ({ ...bet(), game: { gameData: { 'k\u0000': 1 } } })],
       ['a NUL deep inside gameData', '/api/balance/cash-out', () => ({ ...bet(), game: { gameData: JSON.parse('{"a":'.repeat(500) + '"x\\u0000"' + '}'.repeat(500)) } })],
+      // PostgreSQL would store each as U+FFFD: distinct ids would become one record, the second a replay moving no money.
+      ['an unpaired surrogate in transactionId', '/api/balance/cash-out', () => ({ ...bet(), transactionId: 'bet-\ud800' })],
+      ['an unpaired surrogate in roundId', '/api/balance/cash-in', () => ({ ...win(), roundId: 'round-\udc00' })],
+      ['an unpaired surrogate inside gameData', '/api/balance/cash-out', () => ({ ...bet(), game: { gameData: { note: 'x\ud83d' } } })],
+      // JSON.parse('99999999999999.99') is ...98: the game's cent cannot be read back exactly.
+      ['an amount too large for a JSON number to hold its cents', '/api/balance/cash-out', () => ({ ...bet(), amount: 99999999999999.99 })],
     ];
     it.each(cases)('When the body has %s', async (_what, path, body) => {
       const calls = g.sandbox.countCalls({ providerId: g.providerId });

@@ -1,9 +1,10 @@
 import { AppError, type ErrorCode } from '../errors';
-import { money, roundBalance } from '../money';
+import { MAX_AMOUNT, roundBalance } from '../money';
 import type { CasinoOperation } from './protocol';
 
 /** Balances at or above this cannot be stored exactly (NUMERIC(20,2)): outside the contract. */
-const MAX_BALANCE = money('1e15');
+// A balance the game could not receive exactly as a JSON number is outside the contract.
+const MAX_BALANCE = MAX_AMOUNT;
 
 /**
  * CONTRACTS 6 "How casino answers map to relay errors", as one pure function of the operation,
@@ -112,7 +113,7 @@ function accountBalance(json: unknown, text: string): number | null {
   // (2.67499999999999999 must not become 2.68).
   const input = typeof json.balance === 'number' ? (topLevelNumberText(text, 'balance') ?? json.balance) : json.balance;
   const rounded = roundBalance(input);
-  // Beyond what a NUMERIC(20,2) column (and a JSON number, exactly) can hold: outside the contract.
+  // Beyond what a JSON number holds to the cent (MAX_AMOUNT): outside the contract.
   if (!rounded || rounded.gte(MAX_BALANCE)) return null;
   return rounded.toNumber();
 }
