@@ -117,7 +117,7 @@ describe('money route errors', () => {
       ['an unpaired surrogate in roundId', '/api/balance/cash-in', () => ({ ...win(), roundId: 'round-\udc00' })],
       ['an unpaired surrogate inside gameData', '/api/balance/cash-out', () => ({ ...bet(), game: { gameData: { note: 'x\ud83d' } } })],
       // JSON.parse('99999999999999.99') is ...98: the game's cent cannot be read back exactly.
-      ['an amount too large for a JSON number to hold its cents', '/api/balance/cash-out', () => ({ ...bet(), amount: 99999999999999.99 })],
+      ['an amount too large for a JSON number to hold its cents', '/api/balance/cash-out', () => ({ ...bet(), amount: JSON.parse('99999999999999.99') as number })],
     ];
     it.each(cases)('When the body has %s', async (_what, path, body) => {
       const calls = g.sandbox.countCalls({ providerId: g.providerId });
