@@ -23,4 +23,3 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
 // The money statements, for the benchmark's bare stand-in that replays the wallet's I/O alone.
 export { claimStatement, type MovementRecord } from './data/transactions';
 export { debitSuccessStatement, settleStatement } from './data/rounds';
-export { SETTLES_A_BET } from './domain/cash-in-reasons';

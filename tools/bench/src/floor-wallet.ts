@@ -2,7 +2,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { IDENTITY_HEADER, IdentityVerifier, money, numberedPlaceholders, signCasinoRequest, toMoneyString, type Statement } from '@relay/shared';
-import { claimStatement, debitSuccessStatement, SETTLES_A_BET, settleStatement, type MovementRecord } from '@relay/wallet';
+import { claimStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
 
 /**
  * The floor of the wallet (money bench, "bare stand-ins"): the I/O the spec makes every money call
@@ -102,7 +102,7 @@ async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
   const round = { providerId: world.providerId, roundId: req.roundId, groupId: world.groupId, gameId: world.gameId, playerId: session.playerId };
   await run(
     debit
-      ? debitSuccessStatement(success, { ...round, sessionId: req.sessionId, currency: 'EUR', language: 'en', betAmount: amount, betTransactionId: req.transactionId, gameData: undefined }, [...SETTLES_A_BET])
+      ? debitSuccessStatement(success, { ...round, sessionId: req.sessionId, currency: 'EUR', language: 'en', betAmount: amount, betTransactionId: req.transactionId, gameData: undefined })
       : settleStatement(success, { ...round, payoutAmount: amount, appliedMultiplier: money(req.appliedMultiplier ?? 0).toFixed(), settleTransactionId: req.transactionId, settleReason: req.reason ?? '', outcome: null, settlementData: undefined }),
   );
   return { id: session.playerId, balance: account.balance, username: success.username };

@@ -15,67 +15,33 @@ export interface OpenRound {
   gameData: unknown;
 }
 
-/** How a successful debit left its round. */
-export type OpenResult = 'OPENED' | 'OPENED_SETTLED' | 'ALREADY_EXISTED';
-
 /**
  * A successful debit: SUCCESS on the transaction and its attempt, and the round opened, in one
- * statement. A credit that settles this round may have succeeded first (it arrived while the debit
- * was in flight, or the debit is a repeat after a FAILED or abandoned attempt): the round then
- * opens already SETTLED by the earliest such credit, as the credit would have settled it, so an
- * unsettled-looking round never invites a second settlement. A round that already existed is left
- * as it was.
+ * statement. Returns false when the roundId already existed (that round is left as it was).
  */
-export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound, settlingReasons: readonly string[]): Promise<OpenResult> {
-  const result = await runPrepared<{ opened: number; settled: number }>(db, debitSuccessStatement(s, r, settlingReasons));
-  const row = result.rows[0];
-  if (row.opened === 0) return 'ALREADY_EXISTED';
-  return row.settled > 0 ? 'OPENED_SETTLED' : 'OPENED';
+export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound): Promise<boolean> {
+  const result = await runPrepared<{ opened: number }>(db, debitSuccessStatement(s, r));
+  return result.rows[0].opened > 0;
 }
 
 /** The statement behind recordDebitSuccess, exported so tests can check its plan. */
-export function debitSuccessStatement(s: SuccessFacts, r: OpenRound, settlingReasons: readonly string[]): Statement {
+export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement {
   const success = successCtes(s);
   return {
     sql: `WITH ${success.sql},
-      -- This round's own records, by (group_id, round_id) and nothing else (a handful of entries);
-      -- materialized, so no other condition can lead the planner to a wider reporting index.
-      round_records AS MATERIALIZED (
-        SELECT id, attempt, transaction_id, category, status, provider_id, player_id, reason, amount, applied_multiplier, completed_at
-          FROM transactions WHERE group_id = ? AND round_id = ?
-      ),
-      settling AS MATERIALIZED (
-        SELECT c.transaction_id, c.amount, c.applied_multiplier, c.reason, c.completed_at,
-               a.request -> 'game' ->> 'outcome' AS outcome, a.request -> 'game' -> 'settlementData' AS settlement_data
-          FROM round_records c
-          JOIN transaction_attempts a ON a.transaction_pk = c.id AND a.attempt = c.attempt
-         WHERE c.provider_id = ? AND c.player_id = ? AND c.category = 'CASH_IN' AND c.status = 'SUCCESS' AND c.reason = ANY (?::text[])
-         ORDER BY c.completed_at, c.transaction_id
-         LIMIT 1
-      ),
       opened AS (
         -- Only while this attempt still owns the transaction: an attempt that lost it to a takeover
         -- after the in-flight window must not open a round the winner did not.
         INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language,
-                            status, bet_amount, bet_transaction_id, game_data,
-                            payout_amount, applied_multiplier, settle_transaction_id, settle_reason, outcome, settlement_data, settled_at,
-                            opened_at, created_at, updated_at)
-        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN s.transaction_id IS NULL THEN 'OPEN' ELSE 'SETTLED' END, ?, ?, ?::json,
-               s.amount, s.applied_multiplier, s.transaction_id, s.reason, s.outcome, s.settlement_data, s.completed_at,
-               now(), now(), now()
-          FROM (SELECT 1) AS one LEFT JOIN settling s ON true
-         WHERE EXISTS (SELECT 1 FROM tx)
+                            status, bet_amount, bet_transaction_id, game_data, opened_at, created_at, updated_at)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?::json, now(), now(), now()
+        WHERE EXISTS (SELECT 1 FROM tx)
         ON CONFLICT (provider_id, round_id) DO NOTHING
-        RETURNING status
+        RETURNING id
       )
-    SELECT (SELECT count(*) FROM opened)::int AS opened, (SELECT count(*) FROM opened WHERE status = 'SETTLED')::int AS settled`,
+    SELECT (SELECT count(*) FROM opened)::int AS opened`,
     bindings: [
       ...success.bindings,
-      r.groupId,
-      r.roundId,
-      r.providerId,
-      r.playerId,
-      [...settlingReasons],
       newId(),
       r.providerId,
       r.roundId,

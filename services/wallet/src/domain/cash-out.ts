@@ -1,11 +1,8 @@
 import { toMoneyString } from '@relay/shared';
 import { recordDebitSuccess } from '../data/rounds';
-import { SETTLES_A_BET } from './cash-in-reasons';
 import type { Account } from './balance';
 import { moveMoney, recordKeys, type MovementDeps, type MovementRequest } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
-
-const SETTLING_REASONS = [...SETTLES_A_BET];
 
 export interface CashOutRequest extends MovementRequest {
   game?: { gameData?: Record<string, unknown>; meta?: Record<string, unknown> };
@@ -41,7 +38,7 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
       amount: req.amount,
     },
     complete: async (success) => {
-      const round = {
+      const opened = await recordDebitSuccess(deps.db, success, {
         providerId: session.providerId,
         roundId: req.roundId,
         groupId: resolved.game.groupId,
@@ -53,10 +50,8 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
         betAmount: amount,
         betTransactionId: req.transactionId,
         gameData: req.game?.gameData,
-      };
-      const opened = await recordDebitSuccess(deps.db, success, round, SETTLING_REASONS);
-      if (opened === 'ALREADY_EXISTED') deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already open: debit recorded, round left as it was');
-      if (opened === 'OPENED_SETTLED') deps.logger.info({ roundId: req.roundId, transactionId: req.transactionId }, 'round opened settled: a credit settling it succeeded before this debit');
+      });
+      if (!opened) deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already open: debit recorded, round left as it was');
     },
   });
 }
