@@ -51,6 +51,49 @@ describe('round states', () => {
     expect(await transactionRow(p, g, win.transactionId)).toMatchObject({ previous_transaction_id: bet.transactionId, bet_amount: '10.00', reason: 'NORMAL_WIN' });
   });
 
+  it('When a settling cash-in succeeds while its cash-out is still waiting on the casino, then the round opens already settled by it', async () => {
+    const pl = await g.launchPlayer({ balance: 100 });
+    const bet = betBody(g, pl);
+    g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'debit' }, { kind: 'delay', ms: 1500 }, 1);
+    const debit = g.call('POST', '/api/balance/cash-out', bet);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const settlementData = { crashPoint: 1.5 };
+    const win = winBody(g, pl, bet, { amount: 15, appliedMultiplier: 1.5, game: { outcome: 'WIN', settlementData } });
+    expect((await g.call('POST', '/api/balance/cash-in', win)).status).toBe(200);
+    expect(await roundRow(p, g, bet.roundId)).toBeUndefined(); // nothing to settle yet
+    expect((await debit).status).toBe(200);
+    const round = await roundRow(p, g, bet.roundId);
+    expect(round).toMatchObject({
+      status: 'SETTLED',
+      bet_amount: '10.00',
+      bet_transaction_id: bet.transactionId,
+      payout_amount: '15.00',
+      applied_multiplier: '1.5',
+      settle_transaction_id: win.transactionId,
+      settle_reason: 'NORMAL_WIN',
+      outcome: 'WIN',
+    });
+    expect(round.settlement_data).toEqual(settlementData);
+    expect(round.settled_at).toEqual((await transactionRow(p, g, win.transactionId)).completed_at);
+  });
+
+  it('When a failed cash-out is refunded and then repeated with success, then its round opens settled by the refund; a credit that settles no bet leaves it OPEN', async () => {
+    const pl = await g.launchPlayer({ balance: 100 });
+    const bet = betBody(g, pl);
+    g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'debit' }, { kind: 'error', status: 500 }, 1);
+    expect((await g.call('POST', '/api/balance/cash-out', bet)).status).toBe(500);
+    const refund = winBody(g, pl, bet, { amount: 10, reason: 'CASHOUT_FAILED', appliedMultiplier: 1 });
+    expect((await g.call('POST', '/api/balance/cash-in', refund)).status).toBe(200);
+    expect((await g.call('POST', '/api/balance/cash-out', bet)).status).toBe(200);
+    expect(await roundRow(p, g, bet.roundId)).toMatchObject({ status: 'SETTLED', settle_transaction_id: refund.transactionId, settle_reason: 'CASHOUT_FAILED', payout_amount: '10.00' });
+
+    const other = betBody(g, pl);
+    const freebet = winBody(g, pl, other, { amount: 3, reason: 'FREEBET_WIN', previousTransactionId: undefined });
+    expect((await g.call('POST', '/api/balance/cash-in', freebet)).status).toBe(200);
+    expect((await g.call('POST', '/api/balance/cash-out', other)).status).toBe(200);
+    expect(await roundRow(p, g, other.roundId)).toMatchObject({ status: 'OPEN', settle_transaction_id: null, payout_amount: null });
+  });
+
   it('When a second cash-in reaches a settled round, then the credit is recorded and moves money but the round keeps its first settlement', async () => {
     const pl = await g.launchPlayer({ balance: 100 });
     const bet = betBody(g, pl);

@@ -103,7 +103,7 @@ async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
   await run(
     debit
       ? debitSuccessStatement(success, { ...round, sessionId: req.sessionId, currency: 'EUR', language: 'en', betAmount: amount, betTransactionId: req.transactionId, gameData: undefined })
-      : settleStatement(success, { ...round, payoutAmount: amount, appliedMultiplier: money(req.appliedMultiplier ?? 0).toFixed(), settleTransactionId: req.transactionId, settleReason: req.reason ?? '', outcome: null, settlementData: undefined }),
+      : settleStatement(success, { ...round, payoutAmount: amount, appliedMultiplier: money(req.appliedMultiplier ?? 0).toFixed(), settleTransactionId: req.transactionId, settleReason: req.reason ?? '', previousTransactionId: req.previousTransactionId ?? null, outcome: null, settlementData: undefined }),
   );
   return { id: session.playerId, balance: account.balance, username: success.username };
 }

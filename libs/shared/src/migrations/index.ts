@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as initial from './001_initial';
 import * as leanMoneyWrites from './002_lean_money_writes';
+import * as earlySettlement from './003_early_settlement';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,6 +12,7 @@ interface Migration {
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '002_lean_money_writes': leanMoneyWrites,
+  '003_early_settlement': earlySettlement,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -151,14 +151,15 @@ export interface SuccessFacts {
 
 /**
  * The first two parts of every success statement: the transaction becomes SUCCESS (only if this
- * attempt still owns it) and its attempt row records the casino's answer. Callers add the round
+ * attempt still owns it; it returns the credit that settled a bet early, see 003_early_settlement)
+ * and its attempt row records the casino's answer. Callers add the round
  * effect as a third data-modifying CTE, so the whole outcome commits atomically in one round trip.
  */
 export function successCtes(s: SuccessFacts): Statement {
   return {
     sql: `tx AS (
         UPDATE transactions SET status = 'SUCCESS', balance = ?, username = ?, completed_at = now(), updated_at = now()
-        WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id
+        WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id, settled_by
       ),
       att AS (
         UPDATE transaction_attempts SET outcome = 'SUCCESS', casino_status = ?, casino_body = ?, finished_at = now()

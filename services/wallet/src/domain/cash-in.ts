@@ -76,6 +76,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
               groupId: resolved.game.groupId,
               gameId: session.gameId,
               playerId: session.playerId,
+              previousTransactionId: req.previousTransactionId ?? null,
               payoutAmount: amount,
               appliedMultiplier: multiplier,
               settleTransactionId: req.transactionId,
@@ -87,6 +88,8 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       );
       if (result === 'ALREADY_SETTLED') {
         deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already settled: credit recorded, round keeps its first settlement');
+      } else if (result === 'SETTLES_WHEN_BET_SUCCEEDS') {
+        deps.logger.info({ roundId: req.roundId, transactionId: req.transactionId }, 'credit before its bet succeeded: the round opens settled by it if the bet does');
       } else if (result === 'NO_ROUND') {
         deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'credit for a round that has no open bet');
       }

@@ -51,7 +51,8 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
         betTransactionId: req.transactionId,
         gameData: req.game?.gameData,
       });
-      if (!opened) deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already open: debit recorded, round left as it was');
+      if (opened === 'ALREADY_EXISTED') deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already open: debit recorded, round left as it was');
+      if (opened === 'OPENED_SETTLED') deps.logger.info({ roundId: req.roundId, transactionId: req.transactionId }, 'round opened settled: a credit settling this bet succeeded first');
     },
   });
 }
