@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
-import { debitSuccessStatement, settleStatement } from '../src/data/rounds';
+import { debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
 import { claimStatement, type MovementRecord, type SuccessFacts } from '../src/data/transactions';
 
 /**
@@ -85,6 +85,21 @@ const success: SuccessFacts = {
   casinoBody: '{}',
 };
 
+const settlement: Settlement = {
+  providerId: PROVIDER,
+  roundId: 'plan-round',
+  groupId: GROUP,
+  gameId: 7,
+  playerId: PLAYER,
+  previousTransactionId: 'plan-bet',
+  payoutAmount: '2.00',
+  appliedMultiplier: '2',
+  settleTransactionId: 'plan-win',
+  settleReason: 'NORMAL_WIN',
+  outcome: 'WIN',
+  settlementData: null,
+};
+
 const statements: Record<string, Statement> = {
   'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
   'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }, 30),
@@ -101,20 +116,8 @@ const statements: Record<string, Statement> = {
     betTransactionId: 'plan-bet',
     gameData: { a: 1 },
   }),
-  'credit outcome settling the round': settleStatement(success, {
-    providerId: PROVIDER,
-    roundId: 'plan-round',
-    groupId: GROUP,
-    gameId: 7,
-    playerId: PLAYER,
-    previousTransactionId: 'plan-bet',
-    payoutAmount: '2.00',
-    appliedMultiplier: '2',
-    settleTransactionId: 'plan-win',
-    settleReason: 'NORMAL_WIN',
-    outcome: 'WIN',
-    settlementData: null,
-  }),
+  'credit outcome settling the round': settleStatement(success, settlement),
+  'credit outcome, second look at the round': lateSettleStatement(success, settlement),
 };
 
 /** Many rounds of one player of one game provider, most OPEN, each with its PENDING bet and its attempt. */

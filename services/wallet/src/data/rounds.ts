@@ -37,13 +37,16 @@ export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement 
   return {
     sql: `WITH ${success.sql},
       -- The credit that settled this bet before it succeeded, by primary key; its outcome and
-      -- settlementData from the request its successful attempt recorded, by primary key too.
+      -- settlementData from the request its successful attempt recorded, by primary key too. The
+      -- credit committed its SUCCESS together with settled_by, possibly after this statement's
+      -- snapshot: FOR SHARE reads its latest version, and its status and round are checked after.
       settling AS (
-        SELECT c.transaction_id, c.amount, c.applied_multiplier, c.reason, c.completed_at,
+        SELECT c.transaction_id, c.status, c.round_id, c.amount, c.applied_multiplier, c.reason, c.completed_at,
                (SELECT a.request -> 'game' ->> 'outcome' FROM transaction_attempts a WHERE a.transaction_pk = c.id AND a.attempt = c.attempt) AS outcome,
                (SELECT a.request -> 'game' -> 'settlementData' FROM transaction_attempts a WHERE a.transaction_pk = c.id AND a.attempt = c.attempt) AS settlement_data
           FROM transactions c
-         WHERE c.id = (SELECT settled_by FROM tx) AND c.status = 'SUCCESS'
+         WHERE c.id = (SELECT settled_by FROM tx)
+           FOR SHARE OF c
       ),
       opened AS (
         -- Only while this attempt still owns the transaction: an attempt that lost it to a takeover
@@ -55,7 +58,7 @@ export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement 
         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN s.transaction_id IS NULL THEN 'OPEN' ELSE 'SETTLED' END, ?, ?, ?::json,
                s.amount, s.applied_multiplier, s.transaction_id, s.reason, s.outcome, s.settlement_data, s.completed_at,
                now(), now(), now()
-          FROM (SELECT 1) AS one LEFT JOIN settling s ON true
+          FROM (SELECT 1) AS one LEFT JOIN settling s ON s.status = 'SUCCESS' AND s.round_id = ?
          WHERE EXISTS (SELECT 1 FROM tx)
         ON CONFLICT (provider_id, round_id) DO NOTHING
         RETURNING status
@@ -75,6 +78,7 @@ export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement 
       r.betAmount,
       r.betTransactionId,
       r.gameData === undefined ? null : JSON.stringify(r.gameData),
+      r.roundId,
     ],
   };
 }
@@ -101,7 +105,7 @@ export interface Settlement {
 }
 
 /** SETTLES_WHEN_BET_SUCCEEDS: no round yet, the bet not (yet) successful; it opens settled by this credit. */
-export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'SETTLES_WHEN_BET_SUCCEEDS' | 'NO_ROUND' | 'NOT_SETTLING';
+export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'SETTLES_WHEN_BET_SUCCEEDS' | 'NO_ROUND' | 'ROUND_NOT_CHECKED' | 'NOT_SETTLING';
 
 /**
  * A successful credit: SUCCESS on the transaction and its attempt and, for a reason that settles a
@@ -121,9 +125,15 @@ export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Set
   if (settle.previousTransactionId === null) return 'NO_ROUND';
   // The bet may have succeeded and opened its round just after this statement's snapshot (it then
   // no longer took the early record): look for the round once more, in a snapshot of its own.
-  const late = await runPrepared<{ settled: number; existing: number }>(db, lateSettleStatement(s, settle));
-  if (late.rows[0].settled > 0) return 'SETTLED';
-  return late.rows[0].existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
+  // This credit's SUCCESS is committed already: a failure here must not turn its answer into an
+  // error (the game's repeat would be a replay that runs nothing), so it is logged by the caller.
+  try {
+    const late = await runPrepared<{ settled: number; existing: number }>(db, lateSettleStatement(s, settle));
+    if (late.rows[0].settled > 0) return 'SETTLED';
+    return late.rows[0].existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
+  } catch {
+    return 'ROUND_NOT_CHECKED';
+  }
 }
 
 /** The round-settling part of settleStatement, by unique keys: the same round, the same player. */
@@ -159,8 +169,8 @@ function settleRoundCtes(settle: Settlement, gate: string): Statement {
   };
 }
 
-/** The second look of recordCreditSuccess: only while this attempt's SUCCESS still stands. */
-function lateSettleStatement(s: SuccessFacts, settle: Settlement): Statement {
+/** The second look of recordCreditSuccess (only while this attempt's SUCCESS still stands); exported for its plan test. */
+export function lateSettleStatement(s: SuccessFacts, settle: Settlement): Statement {
   const round = settleRoundCtes(settle, `EXISTS (SELECT 1 FROM transactions WHERE id = ? AND attempt = ? AND status = 'SUCCESS')`);
   return {
     sql: `WITH ${round.sql}
@@ -180,14 +190,25 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
       -- may be repeated). This credit records itself on the bet, by the bet's unique key, so the
       -- round opens settled by it if the bet ever succeeds (see 003_early_settlement).
       early AS (
-        UPDATE transactions SET settled_by = ?
+        UPDATE transactions SET settled_by = ?, updated_at = now()
         WHERE provider_id = ? AND transaction_id = ? AND category = 'CASH_OUT' AND player_id = ?
+          AND (group_id = ? OR game_id = ?) AND round_id = ?
           AND status <> 'SUCCESS' AND settled_by IS NULL
           AND NOT EXISTS (SELECT 1 FROM target) AND EXISTS (SELECT 1 FROM tx)
         RETURNING id
       )
     SELECT (SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing,
            (SELECT count(*) FROM early)::int AS early`,
-    bindings: [...success.bindings, ...round.bindings, s.claim.pk, settle.providerId, settle.previousTransactionId, settle.playerId],
+    bindings: [
+      ...success.bindings,
+      ...round.bindings,
+      s.claim.pk,
+      settle.providerId,
+      settle.previousTransactionId,
+      settle.playerId,
+      settle.groupId,
+      settle.gameId,
+      settle.roundId,
+    ],
   };
 }

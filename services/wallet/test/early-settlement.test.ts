@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { createKnex, type Knex } from '@relay/shared';
+import { debitSuccessStatement, recordCreditSuccess, recordDebitSuccess, settleStatement, type OpenRound, type Settlement } from '../src/data/rounds';
+import { claimTransaction, type Claim, type MovementRecord, type SuccessFacts } from '../src/data/transactions';
+
+/**
+ * A credit that settles a bet and the bet's own outcome, committed at the same moment from two
+ * connections, in both orders of their row locks (PostgreSQL, READ COMMITTED): the round must end
+ * SETTLED by the credit either way. The interleavings are forced by holding one statement's
+ * transaction open while the other runs.
+ */
+const id = randomBytes(4).toString('hex');
+const PROVIDER = `early-cas-${id}`;
+const GROUP = `early-grp-${id}`;
+const PLAYER = `early-p-${id}`;
+let db: Knex;
+
+beforeAll(() => {
+  db = createKnex(process.env.DATABASE_URL!, 4, 'early-settlement-test');
+});
+afterAll(async () => {
+  await db.destroy();
+});
+
+function movement(category: 'CASH_OUT' | 'CASH_IN', transactionId: string, roundId: string, over: Partial<MovementRecord> = {}): MovementRecord {
+  return {
+    providerId: PROVIDER,
+    transactionId,
+    previousTransactionId: null,
+    category,
+    groupId: GROUP,
+    gameId: 77,
+    playerId: PLAYER,
+    sessionId: 's',
+    roundId,
+    amount: '10.00',
+    currency: 'EUR',
+    language: 'en',
+    reason: category === 'CASH_IN' ? 'NORMAL_WIN' : null,
+    appliedMultiplier: category === 'CASH_IN' ? '2' : null,
+    betAmount: '10.00',
+    awardId: null,
+    campaignId: null,
+    isLastFreebet: null,
+    isRetry: false,
+    ...over,
+  };
+}
+
+const facts = (claim: Claim, balance: string): SuccessFacts => ({ claim, balance, username: PLAYER, casinoStatus: 200, casinoBody: '{}' });
+
+async function bettingRound(tag: string, creditOver: Partial<MovementRecord> = {}) {
+  const roundId = `r-${tag}-${id}`;
+  const bet = movement('CASH_OUT', `b-${tag}-${id}`, roundId);
+  const win = movement('CASH_IN', `w-${tag}-${id}`, roundId, { previousTransactionId: bet.transactionId, amount: '20.00', ...creditOver });
+  const betClaim = (await claimTransaction(db, bet, { amount: 10 }, 60))!;
+  const winClaim = (await claimTransaction(db, win, { amount: 20, game: { outcome: 'WIN', settlementData: { x: 1 } } }, 60))!;
+  const round: OpenRound = { providerId: PROVIDER, roundId, groupId: GROUP, gameId: 77, playerId: PLAYER, sessionId: 's', currency: 'EUR', language: 'en', betAmount: '10.00', betTransactionId: bet.transactionId, gameData: null };
+  const settlement: Settlement = {
+    providerId: PROVIDER,
+    roundId: win.roundId,
+    groupId: win.groupId,
+    gameId: win.gameId,
+    playerId: PLAYER,
+    previousTransactionId: bet.transactionId,
+    payoutAmount: '20.00',
+    appliedMultiplier: '2',
+    settleTransactionId: win.transactionId,
+    settleReason: 'NORMAL_WIN',
+    outcome: 'WIN',
+    settlementData: { x: 1 },
+  };
+  return { roundId, win, betSuccess: facts(betClaim, '90.00'), winSuccess: facts(winClaim, '110.00'), round, settlement };
+}
+
+const roundOf = (roundId: string) => db('rounds').where({ provider_id: PROVIDER, round_id: roundId }).first('status', 'settle_transaction_id', 'payout_amount', 'outcome', 'settlement_data');
+
+/** Runs `first` inside a transaction left open until `second` is blocked behind it, then commits. */
+async function interleave<T>(first: (trx: Knex.Transaction) => Promise<unknown>, second: () => Promise<T>): Promise<T> {
+  const trx = await db.transaction();
+  await first(trx);
+  const pending = second();
+  await new Promise((resolve) => setTimeout(resolve, 300)); // the second statement reaches the row lock
+  await trx.commit();
+  return pending;
+}
+
+test('When the credit commits while the bet\'s outcome waits on its row, then the round opens SETTLED by that credit', async () => {
+  const r = await bettingRound('a');
+  const s = settleStatement(r.winSuccess, r.settlement);
+  const opened = await interleave((trx) => trx.raw(s.sql, s.bindings), () => recordDebitSuccess(db, r.betSuccess, r.round));
+  expect(opened).toBe('OPENED_SETTLED');
+  expect(await roundOf(r.roundId)).toEqual({ status: 'SETTLED', settle_transaction_id: r.win.transactionId, payout_amount: '20.00', outcome: 'WIN', settlement_data: { x: 1 } });
+});
+
+test('When the bet\'s outcome commits while the credit waits on the bet\'s row, then the credit looks again and settles the round', async () => {
+  const r = await bettingRound('b');
+  const d = debitSuccessStatement(r.betSuccess, r.round);
+  const settled = await interleave((trx) => trx.raw(d.sql, d.bindings), () => recordCreditSuccess(db, r.winSuccess, r.settlement));
+  expect(settled).toBe('SETTLED');
+  expect(await roundOf(r.roundId)).toMatchObject({ status: 'SETTLED', settle_transaction_id: r.win.transactionId });
+});
+
+test('When a credit of another game provider or another round names the bet, then it does not settle the bet\'s round', async () => {
+  const other = await bettingRound('c', { groupId: `other-${GROUP}`, gameId: 78 });
+  expect(await recordCreditSuccess(db, other.winSuccess, { ...other.settlement, groupId: `other-${GROUP}`, gameId: 78 })).toBe('NO_ROUND');
+  expect(await recordDebitSuccess(db, other.betSuccess, other.round)).toBe('OPENED');
+  const elsewhere = await bettingRound('d', { roundId: `elsewhere-${id}` });
+  expect(await recordCreditSuccess(db, elsewhere.winSuccess, { ...elsewhere.settlement, roundId: `elsewhere-${id}` })).toBe('NO_ROUND');
+  expect(await recordDebitSuccess(db, elsewhere.betSuccess, elsewhere.round)).toBe('OPENED');
+  expect(await roundOf(elsewhere.roundId)).toMatchObject({ status: 'OPEN', settle_transaction_id: null });
+});
