@@ -75,13 +75,25 @@ async function bettingRound(tag: string, creditOver: Partial<MovementRecord> = {
 
 const roundOf = (roundId: string) => db('rounds').where({ provider_id: PROVIDER, round_id: roundId }).first('status', 'settle_transaction_id', 'payout_amount', 'outcome', 'settlement_data');
 
-/** Runs `first` inside a transaction left open until `second` is blocked behind it, then commits. */
+/** Sessions of this database waiting on a lock (a row lock shows as waiting on a transaction). */
+async function lockWaiters(): Promise<number> {
+  const result = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+  return result.rows[0].n as number;
+}
+
+/**
+ * Runs `first` inside a transaction left open until `second` is seen waiting on its row lock, then
+ * commits: the interleaving is checked, not assumed from a sleep.
+ */
 async function interleave<T>(first: (trx: Knex.Transaction) => Promise<unknown>, second: () => Promise<T>): Promise<T> {
   const trx = await db.transaction();
   await first(trx);
   const pending = second();
-  await new Promise((resolve) => setTimeout(resolve, 300)); // the second statement reaches the row lock
+  const until = Date.now() + 5000;
+  while ((await lockWaiters()) === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  const waiting = await lockWaiters();
   await trx.commit();
+  expect(waiting).toBeGreaterThan(0);
   return pending;
 }
 

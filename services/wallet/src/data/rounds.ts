@@ -111,7 +111,12 @@ export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'SETTLES_WHEN_BET_SUC
  * A successful credit: SUCCESS on the transaction and its attempt and, for a reason that settles a
  * bet, the OPEN round settled, in one statement. A settled round keeps its first settlement.
  */
-export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Settlement | null): Promise<SettleResult> {
+export async function recordCreditSuccess(
+  db: Knex,
+  s: SuccessFacts,
+  settle: Settlement | null,
+  onRoundNotChecked: (err: unknown) => void = () => undefined,
+): Promise<SettleResult> {
   if (!settle) {
     const success = successCtes(s);
     await runPrepared(db, { sql: `WITH ${success.sql} SELECT 1`, bindings: success.bindings });
@@ -131,7 +136,8 @@ export async function recordCreditSuccess(db: Knex, s: SuccessFacts, settle: Set
     const late = await runPrepared<{ settled: number; existing: number }>(db, lateSettleStatement(s, settle));
     if (late.rows[0].settled > 0) return 'SETTLED';
     return late.rows[0].existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
-  } catch {
+  } catch (err) {
+    onRoundNotChecked(err);
     return 'ROUND_NOT_CHECKED';
   }
 }

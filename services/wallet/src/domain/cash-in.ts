@@ -85,13 +85,12 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
               settlementData: req.game?.settlementData,
             }
           : null,
+        (err) => deps.logger.error({ err, roundId: req.roundId, transactionId: req.transactionId }, 'credit recorded, but its round could not be looked up again: reconcile the round'),
       );
       if (result === 'ALREADY_SETTLED') {
         deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'round already settled: credit recorded, round keeps its first settlement');
       } else if (result === 'SETTLES_WHEN_BET_SUCCEEDS') {
         deps.logger.info({ roundId: req.roundId, transactionId: req.transactionId }, 'credit before its bet succeeded: the round opens settled by it if the bet does');
-      } else if (result === 'ROUND_NOT_CHECKED') {
-        deps.logger.error({ roundId: req.roundId, transactionId: req.transactionId }, 'credit recorded, but its round could not be looked up again: reconcile the round');
       } else if (result === 'NO_ROUND') {
         deps.logger.warn({ roundId: req.roundId, transactionId: req.transactionId }, 'credit for a round that has no open bet');
       }
