@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createKnex, type Knex } from '@relay/shared';
 import { debitSuccessStatement, recordCreditSuccess, recordDebitSuccess, settleStatement, type OpenRound, type Settlement } from '../src/data/rounds';
 import { claimTransaction, type Claim, type MovementRecord, type SuccessFacts } from '../src/data/transactions';
+import { movementRecord } from './movement-records';
 
 /**
  * A credit that settles a bet and the bet's own outcome, committed at the same moment from two
@@ -22,30 +23,8 @@ afterAll(async () => {
   await db.destroy();
 });
 
-function movement(category: 'CASH_OUT' | 'CASH_IN', transactionId: string, roundId: string, over: Partial<MovementRecord> = {}): MovementRecord {
-  return {
-    providerId: PROVIDER,
-    transactionId,
-    previousTransactionId: null,
-    category,
-    groupId: GROUP,
-    gameId: 77,
-    playerId: PLAYER,
-    sessionId: 's',
-    roundId,
-    amount: '10.00',
-    currency: 'EUR',
-    language: 'en',
-    reason: category === 'CASH_IN' ? 'NORMAL_WIN' : null,
-    appliedMultiplier: category === 'CASH_IN' ? '2' : null,
-    betAmount: '10.00',
-    awardId: null,
-    campaignId: null,
-    isLastFreebet: null,
-    isRetry: false,
-    ...over,
-  };
-}
+const movement = (category: 'CASH_OUT' | 'CASH_IN', transactionId: string, roundId: string, over: Partial<MovementRecord> = {}) =>
+  movementRecord({ providerId: PROVIDER, groupId: GROUP, gameId: 77, playerId: PLAYER }, category, transactionId, roundId, over);
 
 const facts = (claim: Claim, balance: string): SuccessFacts => ({ claim, balance, username: PLAYER, casinoStatus: 200, casinoBody: '{}' });
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
 import { debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
-import { claimStatement, type MovementRecord, type SuccessFacts } from '../src/data/transactions';
+import { claimStatement, type SuccessFacts } from '../src/data/transactions';
+import { movementRecord } from './movement-records';
 
 /**
  * Every statement of a money call must reach its rows through a unique key: a plan that walks a
@@ -53,29 +54,8 @@ const GROUP = 'plan-studio';
 const PROVIDER = 'plan-casino';
 const PLAYER = 'plan-player';
 
-function movement(category: 'CASH_OUT' | 'CASH_IN', transactionId: string, roundId: string): MovementRecord {
-  return {
-    providerId: PROVIDER,
-    transactionId,
-    previousTransactionId: null,
-    category,
-    groupId: GROUP,
-    gameId: 7,
-    playerId: PLAYER,
-    sessionId: 'plan-session',
-    roundId,
-    amount: '1.00',
-    currency: 'EUR',
-    language: 'en',
-    reason: category === 'CASH_IN' ? 'NORMAL_WIN' : null,
-    appliedMultiplier: category === 'CASH_IN' ? '2' : null,
-    betAmount: '1.00',
-    awardId: null,
-    campaignId: null,
-    isLastFreebet: null,
-    isRetry: false,
-  };
-}
+const movement = (category: 'CASH_OUT' | 'CASH_IN', transactionId: string, roundId: string) =>
+  movementRecord({ providerId: PROVIDER, groupId: GROUP, gameId: 7, playerId: PLAYER }, category, transactionId, roundId);
 
 const success: SuccessFacts = {
   claim: { pk: '00000000-0000-4000-8000-000000000001', attempt: 1 },

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { hashToken, IDENTITY_HEADER, IdentitySigner } from '@relay/shared';
+import { required, serve } from './floor-process';
 
 /**
  * The floor of the gateway hop (money bench, "bare stand-ins"): what the architecture makes the
@@ -36,12 +37,4 @@ const server = http.createServer((req, res) => {
     req.pipe(out);
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(Number(required('FLOOR_PORT')), '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0));
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-}
+serve(server);

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { IDENTITY_HEADER, IdentityVerifier, money, numberedPlaceholders, signCasinoRequest, toMoneyString, type Statement } from '@relay/shared';
 import { claimStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
+import { required, serve } from './floor-process';
 
 /**
  * The floor of the wallet (money bench, "bare stand-ins"): the I/O the spec makes every money call
@@ -126,12 +127,4 @@ const server = http.createServer((req, res) => {
     );
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(Number(required('FLOOR_PORT')), '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0));
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-}
+serve(server);
