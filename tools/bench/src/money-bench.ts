@@ -91,32 +91,30 @@ export async function runMoneyBench(): Promise<string> {
     const rows: [string, string, Summary][] = [];
     // BENCH_ONLY=saturation runs just the saturation phases of the relay and the stand-ins (for profiling).
     const onlySaturation = process.env.BENCH_ONLY === 'saturation';
+    const targets: [string, () => Promise<Sample[]>][] = [
+      ['sandbox direct', direct],
+      ['through the relay', viaGateway],
+      ['bare stand-ins', viaFloor],
+    ];
     for (const callsPerSecond of onlySaturation ? [] : RATES) {
-      const d = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, direct);
-      rows.push(['sandbox direct', `${callsPerSecond} calls/s offered`, summarize(d.samples, d.seconds)]);
-      const r = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, viaGateway);
-      rows.push(['through the relay', `${callsPerSecond} calls/s offered`, summarize(r.samples, r.seconds)]);
-      const f = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, viaFloor);
-      rows.push(['bare stand-ins', `${callsPerSecond} calls/s offered`, summarize(f.samples, f.seconds)]);
+      for (const [target, unit] of targets) {
+        const phase = await fixedRate(callsPerSecond / 2, PHASE_SECONDS, unit);
+        rows.push([target, `${callsPerSecond} calls/s offered`, summarize(phase.samples, phase.seconds)]);
+      }
     }
-    if (!onlySaturation) {
-      const satDirect = await saturate(64, PHASE_SECONDS, direct);
-      rows.push(['sandbox direct', 'saturation, 64 in flight', summarize(satDirect.samples, satDirect.seconds)]);
+    const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels });
+    // Saturation of each target; the CPU each process spent per call is read around the relay's and the stand-ins'.
+    const cpuPerCall: Record<string, CpuPerCall | null> = {};
+    for (const [target, unit] of onlySaturation ? targets.slice(1) : targets) {
+      const before = snapshot(label);
+      const phase = await saturate(64, PHASE_SECONDS, unit);
+      cpuPerCall[target] = perCall(before, snapshot(label), phase.samples.length);
+      rows.push([target, 'saturation, 64 in flight', summarize(phase.samples, phase.seconds)]);
     }
-    const named = { [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels };
-    const label = benchLabeler(named);
-    const cpuBefore = snapshot(label);
-    const satRelay = await saturate(64, PHASE_SECONDS, viaGateway);
-    const cpu = perCall(cpuBefore, snapshot(label), satRelay.samples.length);
-    rows.push(['through the relay', 'saturation, 64 in flight', summarize(satRelay.samples, satRelay.seconds)]);
-    const floorBefore = snapshot(label);
-    const satFloor = await saturate(64, PHASE_SECONDS, viaFloor);
-    const floorCpu = perCall(floorBefore, snapshot(label), satFloor.samples.length);
-    rows.push(['bare stand-ins', 'saturation, 64 in flight', summarize(satFloor.samples, satFloor.seconds)]);
     await gatewayPool.close();
     await floorPool.close();
     await sandboxPool.close();
-    return report(rows, cpu, floorCpu);
+    return report(rows, cpuPerCall['through the relay'], cpuPerCall['bare stand-ins']);
   } finally {
     await stopFloor();
     await stopProcess(platform);

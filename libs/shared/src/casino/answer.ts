@@ -2,10 +2,6 @@ import { AppError, type ErrorCode } from '../errors';
 import { MAX_AMOUNT, roundBalance } from '../money';
 import type { CasinoOperation } from './protocol';
 
-/** Balances at or above this cannot be stored exactly (NUMERIC(20,2)): outside the contract. */
-// A balance the game could not receive exactly as a JSON number is outside the contract.
-const MAX_BALANCE = MAX_AMOUNT;
-
 /**
  * CONTRACTS 6 "How casino answers map to relay errors", as one pure function of the operation,
  * the HTTP status and the body text. Kept apart from the transport so the table reads in one place.
@@ -114,7 +110,7 @@ function accountBalance(json: unknown, text: string): number | null {
   const input = typeof json.balance === 'number' ? (topLevelNumberText(text, 'balance') ?? json.balance) : json.balance;
   const rounded = roundBalance(input);
   // Beyond what a JSON number holds to the cent (MAX_AMOUNT): outside the contract.
-  if (!rounded || rounded.gte(MAX_BALANCE)) return null;
+  if (!rounded || rounded.gte(MAX_AMOUNT)) return null;
   return rounded.toNumber();
 }
 

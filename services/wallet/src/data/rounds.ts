@@ -142,9 +142,13 @@ export async function recordCreditSuccess(
   }
 }
 
-/** The round-settling part of settleStatement, by unique keys: the same round, the same player. */
-function settleRoundCtes(settle: Settlement, gate: string): Statement {
+/**
+ * The round-settling part of settleStatement and lateSettleStatement, by unique keys: the same
+ * round, the same player; `counts` selects how many rounds it settled and found.
+ */
+function settleRoundCtes(settle: Settlement, gate: string): Statement & { counts: string } {
   return {
+    counts: '(SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing',
     sql: `-- The round by its unique key alone, so that no plan can walk a reporting index instead (an
       -- index on (group_id, ...) would read every round of the game provider); the update below
       -- then goes by primary key. Only the crediting player's own round is settled, of the caller's
@@ -180,7 +184,7 @@ export function lateSettleStatement(s: SuccessFacts, settle: Settlement): Statem
   const round = settleRoundCtes(settle, `EXISTS (SELECT 1 FROM transactions WHERE id = ? AND attempt = ? AND status = 'SUCCESS')`);
   return {
     sql: `WITH ${round.sql}
-    SELECT (SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing`,
+    SELECT ${round.counts}`,
     bindings: [...round.bindings, s.claim.pk, s.claim.attempt],
   };
 }
@@ -203,8 +207,7 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
           AND NOT EXISTS (SELECT 1 FROM target) AND EXISTS (SELECT 1 FROM tx)
         RETURNING id
       )
-    SELECT (SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing,
-           (SELECT count(*) FROM early)::int AS early`,
+    SELECT ${round.counts}, (SELECT count(*) FROM early)::int AS early`,
     bindings: [
       ...success.bindings,
       ...round.bindings,

@@ -152,8 +152,8 @@ export interface SuccessFacts {
 /**
  * The first two parts of every success statement: the transaction becomes SUCCESS (only if this
  * attempt still owns it; it returns the credit that settled a bet early, see 003_early_settlement)
- * and its attempt row records the casino's answer. Callers add the round
- * effect as a third data-modifying CTE, so the whole outcome commits atomically in one round trip.
+ * and its attempt row records the casino's answer. Callers add the round effect as a third
+ * data-modifying CTE, so the whole outcome commits atomically in one round trip.
  */
 export function successCtes(s: SuccessFacts): Statement {
   return {
