@@ -68,8 +68,8 @@ function parseExposition(text: string): Sample[] {
   return samples;
 }
 
-async function scrape(url: string): Promise<Sample[]> {
-  const res = await http('GET', `${url}/metrics`);
+async function scrape(url: string, token?: string): Promise<Sample[]> {
+  const res = await http('GET', `${url}/metrics`, { token });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return parseExposition(res.text);
@@ -84,7 +84,7 @@ const SERVICES: ServiceName[] = ['gateway', 'launcher', 'wallet', 'reporting', '
 
 describe('metrics', () => {
   it.each(SERVICES)('When %s is scraped on its own port, then it answers request counts and latency histograms by route and status', async (name) => {
-    const samples = await scrape(p.services[name]!.url);
+    const samples = await scrape(p.services[name]!.url, name === 'gateway' ? p.adminToken : undefined);
     const requests = samples.filter((s) => s.name === 'http_requests_total' && s.labels.service === name);
     expect(requests.length).toBeGreaterThan(0);
     for (const s of requests) expect(Object.keys(s.labels).sort()).toEqual(['method', 'route', 'service', 'status']);
@@ -94,7 +94,7 @@ describe('metrics', () => {
   });
 
   it('When the game called through the gateway, then each service counts its route and status', async () => {
-    expect(value(await scrape(p.services.gateway!.url), 'http_requests_total', { route: '/api/balance', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(value(await scrape(p.services.gateway!.url, p.adminToken), 'http_requests_total', { route: '/api/balance/cash-out', status: '200' })).toBeGreaterThanOrEqual(1);
     expect(value(await scrape(p.services.launcher!.url), 'http_requests_total', { route: '/launch', status: '302' })).toBeGreaterThanOrEqual(1);
     expect(value(await scrape(p.services.reporting!.url), 'http_requests_total', { route: '/api/v1/providers/ids', status: '200' })).toBeGreaterThanOrEqual(1);
     expect(value(await scrape(p.services.admin!.url), 'http_requests_total', { method: 'PUT', status: '200' })).toBeGreaterThanOrEqual(3);

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 const serverSpan = (spans: ReadableSpan[], service: string, path: string) =>
-  spans.find((s) => s.kind === SpanKind.SERVER && scopeOf(s) === `relay-${service}` && s.attributes['url.path'] === path);
+  spans.find((s) => s.kind === SpanKind.SERVER && scopeOf(s) === `relay-${service}` && s.attributes['http.route'] === path);
 
 const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) => spans.filter((s) => parentOf(s) === idOf(parent));
 
@@ -40,7 +40,7 @@ const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) => spans.filter
 function gatewayTrace(path: string, after: number): string {
   const spans = capture.exporter.getFinishedSpans();
   const root = spans.find(
-    (s) => s.kind === SpanKind.SERVER && scopeOf(s) === 'relay-gateway' && s.attributes['url.path'] === path && s.startTime[0] * 1000 >= after - 1000,
+    (s) => s.kind === SpanKind.SERVER && scopeOf(s) === 'relay-gateway' && s.attributes['http.route'] === path && s.startTime[0] * 1000 >= after - 1000,
   );
   return root ? root.spanContext().traceId : '';
 }

@@ -97,6 +97,12 @@ export class ConfigCache<V> {
     });
   }
 
+  /** The cached value of `key`, or undefined when it must be loaded. */
+  peek(key: string): V | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.expiresAt > Date.now() ? hit.value : undefined;
+  }
+
   async getOrLoad(key: string, load: () => Promise<V>): Promise<V> {
     const now = Date.now();
     const hit = this.entries.get(key);

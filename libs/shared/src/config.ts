@@ -12,6 +12,7 @@ export const DEV_SECRETS = {
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const share = (fallback: number) => z.coerce.number().gt(0).max(1).default(fallback);
 
 export const configSchema = z
   .object({
@@ -46,6 +47,16 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: positiveInt(15000),
     NOTIFIER_WORKER_CONCURRENCY: positiveInt(50),
+    // The public edge (docs/deploying.md, "Edge limits").
+    GATEWAY_HEADERS_TIMEOUT_MS: positiveInt(10000),
+    GATEWAY_BODY_TIMEOUT_MS: positiveInt(10000),
+    GATEWAY_UPSTREAM_MAX_SOCKETS: positiveInt(256),
+    GATEWAY_TENANT_SHARE: share(0.5),
+    GATEWAY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+    GATEWAY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
+    DATABASE_POOL_TENANT_SHARE: share(0.5),
+    // Casino wallets on loopback, private or link-local addresses: refused in production unless named.
+    CASINO_PRIVATE_ADDRESS_ALLOWLIST: z.string().default(''),
   })
   .superRefine((env, ctx) => {
     // A PENDING attempt may only be taken over once its own casino call can no longer be running.

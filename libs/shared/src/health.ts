@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import type { ServiceMetrics } from './metrics';
 
 export type ReadinessCheck = () => Promise<void>;
@@ -15,20 +15,34 @@ function withTimeout(check: ReadinessCheck): Promise<'ok' | 'down'> {
   });
 }
 
+export interface HealthOptions {
+  /** Shown in /readyz for information; their failure does not make the process unready. */
+  informational?: Record<string, ReadinessCheck>;
+  /** Throws (an AppError) when the caller may not read /metrics; none: open, as on internal ports. */
+  authorizeMetrics?: (req: Request) => void;
+}
+
 /** CONTRACTS 2: /healthz, /readyz naming every dependency, /metrics in Prometheus text. */
-export function healthRouter(checks: Record<string, ReadinessCheck>, metrics: ServiceMetrics, isStopping: () => boolean = () => false): Router {
+export function healthRouter(
+  checks: Record<string, ReadinessCheck>,
+  metrics: ServiceMetrics,
+  isStopping: () => boolean = () => false,
+  options: HealthOptions = {},
+): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const names = Object.keys(checks);
-    const results = await Promise.all(names.map((n) => withTimeout(checks[n])));
+    const all = { ...options.informational, ...checks };
+    const names = Object.keys(all);
+    const results = await Promise.all(names.map((n) => withTimeout(all[n])));
     const report = Object.fromEntries(names.map((n, i) => [n, results[i]]));
-    const ready = !isStopping() && results.every((r) => r === 'ok');
+    const ready = !isStopping() && names.every((n, i) => results[i] === 'ok' || !(n in checks));
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: report });
   });
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', async (req, res) => {
+    options.authorizeMetrics?.(req);
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   return router;

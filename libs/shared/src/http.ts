@@ -160,6 +160,8 @@ export interface ServiceAppOptions {
   parseJson?: boolean;
   /** The gateway: a caller's traceparent is linked, not continued (see startServerSpan). */
   publicEdge?: boolean;
+  /** Proxies in front of this app whose X-Forwarded-For names the client (express 'trust proxy'). */
+  trustedProxyHops?: number;
 }
 
 /** The common shell of every service: context, access log, metrics, body limit, errors. */
@@ -168,6 +170,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', opts.trustedProxyHops ?? 0);
   app.use(requestContext(opts.logger, opts.metrics, opts.publicEdge ?? false));
   app.use(opts.health);
   if (opts.parseJson !== false) app.use(express.json({ limit: BODY_LIMIT }));
@@ -193,7 +196,7 @@ function requestContext(logger: Logger, metrics: ServiceMetrics, publicEdge: boo
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     const probe = PROBES.has(req.path);
-    const traced = probe ? null : startServerSpan(serverTracer, req.method, req.path, req.headers, publicEdge);
+    const traced = probe ? null : startServerSpan(serverTracer, req.method, req.headers, publicEdge);
     const ended = probe ? null : metrics.requestStarted();
     const run = () =>
       runWithContext({ requestId }, () => {
@@ -203,7 +206,7 @@ function requestContext(logger: Logger, metrics: ServiceMetrics, publicEdge: boo
           if (done) return;
           done = true;
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/');
+          const route = routeLabel(req, res);
           // A client that hung up before the answer is recorded as 499, as proxies do.
           const status = res.writableFinished ? res.statusCode : 499;
           metrics.observeRequest(req.method, route, status, seconds);
@@ -224,6 +227,17 @@ function requestContext(logger: Logger, metrics: ServiceMetrics, publicEdge: boo
     if (traced) context.with(traced.ctx, run);
     else run();
   };
+}
+
+/**
+ * The route a request is counted, traced and logged under: the template the app matched (an
+ * express route, or the gateway's route table through res.locals.route), else one constant. Never
+ * the path: it carries session ids, and unmatched paths would grow the label set without bound.
+ */
+function routeLabel(req: Request, res: Response): string {
+  if (typeof res.locals.route === 'string') return res.locals.route;
+  if (req.route) return `${req.baseUrl}${String(req.route.path)}`;
+  return 'unmatched';
 }
 
 /** Express 5 forwards rejected promises to the error middleware; this only narrows the type. */

@@ -12,12 +12,20 @@ export interface RunningServer {
   close(deadlineMs?: number): Promise<void>;
 }
 
-export async function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+export interface EdgeTimeouts {
+  /** A client must send its whole request head within this (slow headers). */
+  headersTimeoutMs: number;
+  /** ... and its whole request within this (a backstop to the gateway's own body deadline). */
+  requestTimeoutMs: number;
+}
+
+export async function listen(app: Express, port: number, host = '127.0.0.1', edge?: EdgeTimeouts): Promise<RunningServer> {
   const server = http.createServer(app);
   // Longer than the gateway's upstream agent keeps an idle socket, so the gateway never reuses a
   // socket the service is closing.
   server.keepAliveTimeout = 65000;
-  server.headersTimeout = 66000;
+  server.headersTimeout = edge?.headersTimeoutMs ?? 66000;
+  if (edge) server.requestTimeout = edge.requestTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -48,7 +48,6 @@ export function extractTraceContext(carrier: Record<string, string | string[] | 
 export function startServerSpan(
   t: Tracer,
   method: string,
-  path: string,
   headers: Record<string, string | string[] | undefined>,
   publicEdge = false,
 ): { span: Span; ctx: Context } {
@@ -59,7 +58,8 @@ export function startServerSpan(
     method,
     {
       kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': method, 'url.path': path },
+      // No url.path: paths carry session ids. The span is named after its route template at the end.
+      attributes: { 'http.request.method': method },
       ...(publicEdge && remote ? { links: [{ context: remote }] } : {}),
     },
     parent,

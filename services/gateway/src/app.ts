@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import {
@@ -18,87 +19,149 @@ import {
   type Runtime,
   type ServiceName,
 } from '@relay/shared';
+import { AuthFailureLimit } from './auth/address-limit';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
-import { audienceFor, serviceFor } from './routes/route-table';
+import { UpstreamAdmission } from './edge/admission';
+import { readBody } from './edge/body';
+import { audienceFor, routeFor } from './routes/route-table';
 
-const MAX_BODY_BYTES = 64 * 1024;
+type Upstream = Exclude<ServiceName, 'gateway'>;
+const UPSTREAMS: Upstream[] = ['launcher', 'wallet', 'reporting', 'notifier', 'admin'];
 
 declare module 'express-serve-static-core' {
   interface Request {
-    forwardedIdentity?: string;
+    /** The body, read whole at the edge before anything upstream is held (null: none). */
+    bufferedBody?: Buffer | null;
   }
 }
 
 export function createGatewayApp(rt: Runtime): Express {
+  const config = rt.config;
   const tokens = new ProviderTokens(rt.db.primary, rt.bus);
-  const limiter = new ProviderRateLimiter(rt.redis, rt.config.REDIS_KEY_PREFIX, rt.config.RATE_LIMIT_PER_SECOND);
-  const signer = new IdentitySigner(rt.config.INTERNAL_AUTH_SECRET);
-  const upstreams = rt.config.serviceUrls;
+  const limiter = new ProviderRateLimiter(rt.redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_PER_SECOND);
+  const failures = new AuthFailureLimit(config.GATEWAY_AUTH_FAILURES_PER_MINUTE);
+  const signer = new IdentitySigner(config.INTERNAL_AUTH_SECRET);
+  const upstreams = config.serviceUrls;
+  const admissions = Object.fromEntries(
+    UPSTREAMS.map((name) => [name, new UpstreamAdmission(name, config.GATEWAY_UPSTREAM_MAX_SOCKETS, config.GATEWAY_TENANT_SHARE)]),
+  ) as Record<Upstream, UpstreamAdmission>;
+  rt.metrics.gauge('gateway_upstream_in_flight', 'Requests the gateway holds open to each service', ['upstream'], function () {
+    for (const name of UPSTREAMS) this.set({ upstream: name }, admissions[name].current);
+  });
 
-  const checks: Record<string, ReadinessCheck> = { ...standardChecks(rt) };
-  for (const name of ['launcher', 'wallet', 'reporting', 'notifier', 'admin'] as const) {
-    checks[name] = async () => {
+  // CONTRACTS 2: readiness is what every route needs; each service's state is shown, not required.
+  const services: Record<string, ReadinessCheck> = {};
+  for (const name of UPSTREAMS) {
+    services[name] = async () => {
       const res = await fetch(`${upstreams[name]}/readyz`, { signal: AbortSignal.timeout(1000) });
       if (!res.ok) throw new Error(`${name} not ready`);
     };
   }
 
-  const authenticate: RequestHandler = async (req, _res, next) => {
-    const audience = audienceFor(req.path);
-    if (!audience) throw new AppError('NOT_FOUND', 'No such route');
-    let identity: Identity;
-    if (audience === 'public') {
-      identity = { kind: 'public' };
-    } else if (audience === 'admin') {
-      const token = bearerToken(req.headers.authorization);
-      if (!token || !constantTimeEqual(token, rt.config.ADMIN_TOKEN)) throw new AppError('AUTHENTICATION_FAILED', 'Admin token required');
-      identity = { kind: 'admin' };
-    } else {
-      const token = bearerToken(req.headers.authorization);
-      const owner = token ? await tokens.authenticate(token) : null;
-      if (!owner) throw new AppError('AUTHENTICATION_FAILED', 'Missing, unknown or revoked game provider token');
-      if (owner.groupStatus !== 'ACTIVE') throw new AppError('GROUP_NOT_ACTIVE', 'Game provider is not active');
-      const ctx = currentContext();
-      if (ctx) ctx.groupId = owner.groupId;
-      const wait = await limiter.consume(owner.groupId, owner.rateLimitPerSecond);
-      if (wait !== null) throw new AppError('RATE_LIMITED', 'Too many requests', { headers: { 'Retry-After': String(wait) } });
-      identity = { kind: 'provider', groupId: owner.groupId };
-    }
-    const length = Number(req.headers['content-length'] ?? 0);
-    if (length > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KiB');
-    req.forwardedIdentity = await signer.sign(identity);
-    next();
+  const isAdmin = (req: Request) => {
+    const token = bearerToken(req.headers.authorization);
+    return token !== null && constantTimeEqual(token, config.ADMIN_TOKEN);
   };
 
-  const proxies = Object.fromEntries(
-    (['launcher', 'wallet', 'reporting', 'notifier', 'admin'] as const).map((name) => [name, proxyTo(rt, upstreams[name])]),
-  ) as Record<Exclude<ServiceName, 'gateway'>, RequestHandler>;
-
-  const route: RequestHandler = (req, res, next) => {
-    const service = serviceFor(req.path);
-    if (!service || service === 'gateway') {
-      next(new AppError('NOT_FOUND', 'No such route'));
-      return;
+  const authenticateProvider = async (req: Request): Promise<Identity> => {
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw new AppError('AUTHENTICATION_FAILED', 'Missing, unknown or revoked game provider token');
+    let owner = tokens.cached(token);
+    if (owner === undefined) {
+      // Unknown to this gateway: a database lookup, which an address may fail only so often.
+      await failures.check(clientAddress(req));
+      owner = await tokens.authenticate(token);
     }
-    proxies[service](req, res, next);
+    if (!owner) {
+      await failures.failed(clientAddress(req));
+      throw new AppError('AUTHENTICATION_FAILED', 'Missing, unknown or revoked game provider token');
+    }
+    if (owner.groupStatus !== 'ACTIVE') throw new AppError('GROUP_NOT_ACTIVE', 'Game provider is not active');
+    const ctx = currentContext();
+    if (ctx) ctx.groupId = owner.groupId;
+    const wait = await limiter.consume(owner.groupId, owner.rateLimitPerSecond);
+    if (wait !== null) throw new AppError('RATE_LIMITED', 'Too many requests', { headers: { 'Retry-After': String(wait) } });
+    return { kind: 'provider', groupId: owner.groupId };
+  };
+
+  const proxies = Object.fromEntries(UPSTREAMS.map((name) => [name, proxyTo(rt, upstreams[name])])) as Record<Upstream, RequestHandler>;
+
+  /**
+   * The edge, in order: route, credential, body (whole, within its deadline), a slot of the
+   * service's connections within the caller's share, then the forwarded request with the signed
+   * identity in place of the credential.
+   */
+  const forward: RequestHandler = async (req, res, next) => {
+    const route = routeFor(req.path);
+    const audience = audienceFor(req.path);
+    if (!route || !audience || route.service === 'gateway') throw new AppError('NOT_FOUND', 'No such route');
+    res.locals.route = route.template;
+    let identity: Identity;
+    if (audience === 'public') identity = { kind: 'public' };
+    else if (audience === 'admin') {
+      if (!isAdmin(req)) throw new AppError('AUTHENTICATION_FAILED', 'Admin token required');
+      identity = { kind: 'admin' };
+    } else identity = await authenticateProvider(req);
+
+    req.bufferedBody = await readBody(req, config.GATEWAY_BODY_TIMEOUT_MS);
+    const tenant = identity.kind === 'provider' ? `group:${identity.groupId}` : identity.kind === 'admin' ? 'admin' : `address:${clientAddress(req)}`;
+    const release = admissions[route.service as Upstream].admit(tenant);
+    res.once('close', release);
+
+    const headers = req.headers;
+    delete headers.authorization;
+    headers[IDENTITY_HEADER] = await signer.sign(identity);
+    const requestId = currentContext()?.requestId;
+    if (requestId) headers[REQUEST_ID_HEADER] = requestId;
+    Object.assign(headers, traceHeaders());
+    if (req.bufferedBody) {
+      delete headers['transfer-encoding'];
+      headers['content-length'] = String(req.bufferedBody.length);
+    }
+    proxies[route.service as Upstream](req, res, next);
   };
 
   return createServiceApp({
     logger: rt.logger,
     metrics: rt.metrics,
-    health: healthRouter(checks, rt.metrics, rt.isStopping),
+    health: healthRouter(standardChecks(rt), rt.metrics, rt.isStopping, {
+      informational: services,
+      // The public port: metrics name tenants and routes, and scraping costs work.
+      authorizeMetrics: (req) => {
+        if (!isAdmin(req)) throw new AppError('AUTHENTICATION_FAILED', 'Admin token required');
+      },
+    }),
     parseJson: false,
     publicEdge: true,
+    trustedProxyHops: config.GATEWAY_TRUSTED_PROXY_HOPS,
     routes: (app) => {
-      app.use(authenticate, route);
+      app.use(forward);
     },
   });
 }
 
+/** The caller's address: the socket's, or the one a trusted proxy in front of us saw. */
+function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * http-proxy pipes `options.buffer || req` into the upstream request; the body was read at the
+ * edge, so each request is sent from its own buffer (HPM passes options per request only here).
+ */
+const bufferedBodyPlugin: Plugin = (proxyServer) => {
+  const web = proxyServer.web.bind(proxyServer) as (req: http.IncomingMessage, res: http.ServerResponse, options: object, ...rest: unknown[]) => void;
+  (proxyServer as { web: typeof web }).web = (req, res, options, ...rest) => {
+    const body = (req as Request).bufferedBody;
+    web(req, res, body ? { ...options, buffer: Readable.from([body]) } : options, ...rest);
+  };
+};
+
 function proxyTo(rt: Runtime, target: string): RequestHandler {
-  // One keep-alive pool per upstream: the default agent opens a connection per request.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60000 });
+  // One keep-alive pool per upstream, sized like its admission: a request is only sent when the
+  // pool has a socket for it, so none ever waits in the agent's queue.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: rt.config.GATEWAY_UPSTREAM_MAX_SOCKETS, maxFreeSockets: 64, timeout: 60000 });
   const proxy = createProxyMiddleware<Request, Response>({
     target,
     agent,
@@ -106,19 +169,12 @@ function proxyTo(rt: Runtime, target: string): RequestHandler {
     // hand it to a logger that writes nowhere (ours logs each request once, with its route).
     ejectPlugins: true,
     // (The plugins are typed for plain Node requests; express's extend them.)
-    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as unknown as Plugin<Request, Response>[],
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, bufferedBodyPlugin] as unknown as Plugin<Request, Response>[],
     changeOrigin: false,
     xfwd: true,
     // Above the casino time-out, so a money call answers with the relay's own 408 rather than ours.
     proxyTimeout: rt.config.CASINO_TIMEOUT_MS * 3 + 5000,
     on: {
-      proxyReq: (proxyReq, req) => {
-        proxyReq.removeHeader('authorization');
-        proxyReq.setHeader(IDENTITY_HEADER, req.forwardedIdentity ?? '');
-        const requestId = currentContext()?.requestId;
-        if (requestId) proxyReq.setHeader(REQUEST_ID_HEADER, requestId);
-        for (const [name, value] of Object.entries(traceHeaders())) proxyReq.setHeader(name, value);
-      },
       error: (err, req, res) => {
         rt.logger.warn({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code }, target }, 'upstream unavailable');
         const response = res as Response;
@@ -126,7 +182,7 @@ function proxyTo(rt: Runtime, target: string): RequestHandler {
           (res as { destroy?: () => void }).destroy?.();
           return;
         }
-        renderError(req as Request, response, new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable'));
+        renderError(req as Request, response, new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable', { headers: { 'Retry-After': '1' } }));
       },
     },
   });

@@ -4,5 +4,8 @@ import { createGatewayApp } from './app';
 export { createGatewayApp } from './app';
 
 export async function startGateway(rt: Runtime, port: number): Promise<{ server: RunningServer }> {
-  return { server: await listen(createGatewayApp(rt), port, rt.config.GATEWAY_HOST) };
+  const { GATEWAY_HEADERS_TIMEOUT_MS: headers, GATEWAY_BODY_TIMEOUT_MS: body } = rt.config;
+  // The edge answers a slow client itself (408 from the body deadline); Node's own request time-out
+  // only backs it up, a second later.
+  return { server: await listen(createGatewayApp(rt), port, rt.config.GATEWAY_HOST, { headersTimeoutMs: headers, requestTimeoutMs: headers + body + 1000 }) };
 }

@@ -177,7 +177,10 @@ describe('gateway', () => {
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ready');
     expect(Object.keys(ready.body.checks).sort()).toEqual(['admin', 'launcher', 'notifier', 'postgres', 'redis', 'reporting', 'wallet']);
-    const metrics = await http('GET', `${p.baseUrl}/metrics`);
+    // The public port serves metrics to the admin token only.
+    expect((await http('GET', `${p.baseUrl}/metrics`)).status).toBe(403);
+    expect((await http('GET', `${p.baseUrl}/metrics`, { token: world.providerToken })).status).toBe(403);
+    const metrics = await http('GET', `${p.baseUrl}/metrics`, { token: p.adminToken });
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('http_requests_total');
     expect(metrics.text).toContain('http_request_duration_seconds_bucket');

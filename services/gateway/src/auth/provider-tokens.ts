@@ -18,6 +18,11 @@ export class ProviderTokens {
     this.cache = new ConfigCache(['token', 'group'], bus);
   }
 
+  /** The owner of `token` if this gateway already knows it (null: known to be unknown). */
+  cached(token: string): TokenOwner | null | undefined {
+    return this.cache.peek(hashToken(token));
+  }
+
   async authenticate(token: string): Promise<TokenOwner | null> {
     const hash = hashToken(token);
     return this.cache.getOrLoad(hash, async () => {

@@ -10,26 +10,42 @@ export function audienceFor(path: string): Audience | null {
   return null;
 }
 
-const PREFIXES: [string, ServiceName][] = [
-  ['/launch', 'launcher'],
-  ['/admin/v1/', 'admin'],
-  ['/api/v1/sessions/', 'wallet'],
-  ['/api/account', 'wallet'],
-  ['/api/balance/', 'wallet'],
-  ['/api/round-ended', 'notifier'],
-  ['/api/v1/rounds', 'reporting'],
-  ['/api/v1/transactions', 'reporting'],
-  ['/api/v1/providers/', 'reporting'],
-  ['/api/v1/provider-catalog', 'reporting'],
+/**
+ * The public routes by prefix, each with the template that names it in metrics, spans and logs:
+ * never the path itself, which carries session ids and other per-request values.
+ */
+const PREFIXES: { prefix: string; service: ServiceName; template: string }[] = [
+  { prefix: '/launch', service: 'launcher', template: '/launch' },
+  { prefix: '/admin/v1/', service: 'admin', template: '/admin/v1/*' },
+  { prefix: '/api/v1/sessions/', service: 'wallet', template: '/api/v1/sessions/:sessionId' },
+  { prefix: '/api/account', service: 'wallet', template: '/api/account' },
+  { prefix: '/api/balance/', service: 'wallet', template: '/api/balance/*' },
+  { prefix: '/api/round-ended', service: 'notifier', template: '/api/round-ended' },
+  { prefix: '/api/v1/rounds', service: 'reporting', template: '/api/v1/rounds/:providerId/:roundId' },
+  { prefix: '/api/v1/transactions', service: 'reporting', template: '/api/v1/transactions/:providerId/:transactionId' },
+  { prefix: '/api/v1/providers/', service: 'reporting', template: '/api/v1/providers/*' },
+  { prefix: '/api/v1/provider-catalog', service: 'reporting', template: '/api/v1/provider-catalog' },
 ];
 
-export function serviceFor(path: string): ServiceName | null {
-  for (const [prefix, service] of PREFIXES) {
+/** Paths served as they are: their own name is their template. */
+const EXACT = new Set(['/api/balance/cash-out', '/api/balance/cash-in', '/api/balance/cash-in/retry', '/api/v1/rounds', '/api/v1/transactions', '/api/v1/providers/ids']);
+
+export interface PublicRoute {
+  service: ServiceName;
+  template: string;
+}
+
+export function routeFor(path: string): PublicRoute | null {
+  for (const { prefix, service, template } of PREFIXES) {
     if (path === prefix || path.startsWith(prefix) || (prefix.endsWith('/') && path === prefix.slice(0, -1))) {
       // '/api/accounts' must not match '/api/account': the next character ends a segment.
       const next = path.charAt(prefix.length);
-      if (prefix.endsWith('/') || next === '' || next === '/' || next === '?') return service;
+      if (prefix.endsWith('/') || next === '' || next === '/' || next === '?') return { service, template: EXACT.has(path) ? path : template };
     }
   }
   return null;
+}
+
+export function serviceFor(path: string): ServiceName | null {
+  return routeFor(path)?.service ?? null;
 }
