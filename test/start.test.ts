@@ -27,7 +27,7 @@ describe('npm start', () => {
   const dbUrl = `postgres://postgres@127.0.0.1:5432/relay_start_${Date.now()}_${randomBytes(3).toString('hex')}`;
   afterAll(() => dropDatabase(dbUrl));
 
-  it('When the platform starts on a fresh database, then /readyz answers 200 and SIGTERM stops every process', async () => {
+  it('When the platform starts on a fresh database, then /readyz answers 200, a killed service is restarted while the others serve, and SIGTERM stops every process', async () => {
     const ports = await Promise.all(Array.from({ length: 6 }, freePort));
     const env = {
       ...process.env,
@@ -73,6 +73,22 @@ describe('npm start', () => {
     for (const pid of children) pids.add(pid);
     expect(pids.size).toBeGreaterThanOrEqual(6);
 
+    // One service killed outright: the others keep serving, and it is back within seconds.
+    const wallet = await processRunning(children, 'services/wallet/dist/main.js');
+    process.kill(wallet, 'SIGKILL');
+    let back: number | undefined;
+    for (let i = 0; i < 80 && back === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      expect((await fetch(`http://127.0.0.1:${ports[0]}/readyz`)).status).toBe(200);
+      const res = await fetch(`http://127.0.0.1:${ports[2]}/readyz`).catch(() => null);
+      if (res?.status === 200) back = await processRunning(await listChildren(child.pid!), 'services/wallet/dist/main.js');
+    }
+    expect(back).toBeDefined();
+    expect(back).not.toBe(wallet);
+    for (const pid of children.filter((p) => p !== wallet)) expect(alive(pid)).toBe(true);
+    expect(output).toMatch(/wallet exited unexpectedly; restarting it in \d+ ms/);
+    pids.add(back!);
+
     child.kill('SIGTERM');
     const code = await done;
     expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
@@ -85,6 +101,16 @@ describe('npm start', () => {
     }
   }, 60000);
 });
+
+/** The pid among `pids` whose command line runs `script`. */
+async function processRunning(pids: number[], script: string): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  for (const pid of pids) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(script)) return pid;
+  }
+  throw new Error(`no process runs ${script}`);
+}
 
 async function listChildren(pid: number): Promise<number[]> {
   const { readFile, readdir } = await import('node:fs/promises');

@@ -95,7 +95,7 @@ class Demo {
     this.spawn('casino-sandbox', 'tools/casino-sandbox/dist/main.js', { SANDBOX_PORT: new URL(this.sandboxUrl).port, SANDBOX_HOST: '127.0.0.1' });
     await this.waitFor(`${this.sandboxUrl}/healthz`, 'the casino sandbox');
 
-    this.supervisor = new Supervisor(this.env, log, () => void this.stop('a platform process failed', { failed: true }));
+    this.supervisor = new Supervisor(this.env, (msg, fields) => log(fields ? `${msg} ${JSON.stringify(fields)}` : msg, fields ? 'warn' : 'info'));
     this.supervisor.start();
     await this.waitFor(`${this.relayUrl}/readyz`, 'the platform');
 

@@ -3,11 +3,12 @@ import { Supervisor } from './supervisor';
 
 /** `npm start`: validate config, run pending migrations, then run every service in the foreground. */
 async function main(): Promise<void> {
-  const log = (msg: string) => console.error(JSON.stringify({ level: 'info', service: 'platform', time: new Date().toISOString(), msg }));
+  const log = (msg: string, fields: Record<string, unknown> = {}, level = 'info') =>
+    console.error(JSON.stringify({ level, service: 'platform', time: new Date().toISOString(), ...fields, msg }));
   const config = loadConfig();
   const applied = await migrateToLatest(config.DATABASE_URL);
   log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
-  const supervisor = new Supervisor(process.env, log, (code) => process.exit(code));
+  const supervisor = new Supervisor(process.env, (msg, fields) => log(msg, fields, fields ? 'warn' : 'info'));
   supervisor.start();
   log(`platform starting; gateway on port ${config.GATEWAY_PORT}`);
   const stop = (signal: string) => {

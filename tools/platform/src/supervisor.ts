@@ -3,50 +3,48 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, PROCESSES } from './services';
 
+/** Restart delays: doubled from the first, capped; a process that ran this long starts over. */
+export const RESTART_BACKOFF = { firstMs: 250, maxMs: 30_000, stableAfterMs: 60_000 };
+
+type Proc = (typeof PROCESSES)[number];
+
 /**
- * Runs every service in its own process in the foreground. SIGINT/SIGTERM stops them in reverse
- * start order (gateway first), each with its own graceful shutdown; if any process dies on its
- * own, the others are stopped too and we exit non-zero, so a supervisor above us notices.
+ * Runs every service in its own process in the foreground. A process that dies on its own is
+ * restarted after a backoff that doubles while it keeps dying (as Kubernetes restarts a pod), and
+ * logged; the others keep serving. SIGINT/SIGTERM stops them in reverse start order (gateway
+ * first), each with its own graceful shutdown.
  */
 export class Supervisor {
   private readonly children = new Map<string, ChildProcess>();
+  private readonly restarts = new Map<string, { count: number; timer?: NodeJS.Timeout }>();
   private stopping: Promise<number> | null = null;
-  private failed = false;
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
-    private readonly log: (msg: string) => void,
-    private readonly onStopped: (code: number) => void,
+    private readonly log: (msg: string, fields?: Record<string, unknown>) => void,
+    private readonly backoff = RESTART_BACKOFF,
   ) {}
 
   start(): void {
     for (const proc of PROCESSES) {
-      const script = path.join(ROOT, proc.script);
-      if (!existsSync(script)) {
+      if (!existsSync(path.join(ROOT, proc.script))) {
         this.log(`skipping ${proc.name}: ${proc.script} is not built`);
         continue;
       }
-      // RELAY_NODE_ARGS: extra Node flags for every service (e.g. --max-old-space-size, --cpu-prof),
-      // after the process's own, so they can override them.
-      const nodeArgs = [...(proc.nodeArgs ?? []), ...(this.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-      const child = spawn(process.execPath, [...nodeArgs, script], { env: this.env, stdio: ['ignore', 'inherit', 'inherit'] });
-      this.children.set(proc.name, child);
-      child.on('exit', (code, signal) => {
-        this.children.delete(proc.name);
-        if (!this.stopping) {
-          this.failed = true;
-          this.log(`${proc.name} exited unexpectedly (code ${code}, signal ${signal}); stopping the platform`);
-          void this.stop().then(this.onStopped);
-        }
-      });
+      this.spawn(proc);
     }
+  }
+
+  /** The pid of each running process, by name. */
+  pids(): Record<string, number | undefined> {
+    return Object.fromEntries([...this.children].map(([name, child]) => [name, child.pid]));
   }
 
   stop(): Promise<number> {
     if (this.stopping) return this.stopping;
     this.stopping = (async () => {
-      const order = [...PROCESSES].reverse();
-      for (const proc of order) {
+      for (const r of this.restarts.values()) clearTimeout(r.timer);
+      for (const proc of [...PROCESSES].reverse()) {
         const child = this.children.get(proc.name);
         if (!child) continue;
         await new Promise<void>((resolve) => {
@@ -58,8 +56,30 @@ export class Supervisor {
           child.kill('SIGTERM');
         });
       }
-      return this.failed ? 1 : 0;
+      return 0;
     })();
     return this.stopping;
+  }
+
+  private spawn(proc: Proc): void {
+    // RELAY_NODE_ARGS: extra Node flags for every service (e.g. --max-old-space-size, --cpu-prof),
+    // after the process's own, so they can override them.
+    const nodeArgs = [...(proc.nodeArgs ?? []), ...(this.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, proc.script)], { env: this.env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const started = Date.now();
+    this.children.set(proc.name, child);
+    child.on('exit', (code, signal) => {
+      if (this.children.get(proc.name) === child) this.children.delete(proc.name);
+      if (this.stopping) return;
+      const state = this.restarts.get(proc.name) ?? { count: 0 };
+      if (Date.now() - started >= this.backoff.stableAfterMs) state.count = 0;
+      const delayMs = Math.min(this.backoff.maxMs, this.backoff.firstMs * 2 ** state.count);
+      state.count += 1;
+      this.log(`${proc.name} exited unexpectedly; restarting it in ${delayMs} ms`, { process: proc.name, code, signal, restart: state.count, delayMs });
+      state.timer = setTimeout(() => {
+        if (!this.stopping) this.spawn(proc);
+      }, delayMs);
+      this.restarts.set(proc.name, state);
+    });
   }
 }
