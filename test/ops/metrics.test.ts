@@ -104,9 +104,13 @@ describe('metrics', () => {
     const wallet = await scrape(p.services.wallet!.url);
     expect(value(wallet, 'http_requests_total', { route: '/api/balance/cash-out', status: '200' })).toBe(1);
     expect(value(wallet, 'http_requests_total', { route: '/api/balance/cash-out', status: '400' })).toBe(1);
-    expect(value(wallet, 'casino_calls_total', { casino: world.providerId, operation: 'debit', outcome: 'ok' })).toBe(1);
-    expect(value(wallet, 'casino_calls_total', { casino: world.providerId, operation: 'debit', outcome: 'FUND_WITHDRAW_FAILED' })).toBe(1);
-    expect(value(wallet, 'casino_call_duration_seconds_count', { casino: world.providerId, operation: 'debit' })).toBe(2);
+    expect(value(wallet, 'casino_calls_total', { provider_id: world.providerId, operation: 'debit', outcome: 'ok' })).toBe(1);
+    expect(value(wallet, 'casino_calls_total', { provider_id: world.providerId, operation: 'debit', outcome: 'declined' })).toBe(1);
+    expect(value(wallet, 'casino_call_duration_seconds_count', { provider_id: world.providerId, operation: 'debit' })).toBe(2);
+    // Whose failure each answer was: the insufficient funds are the player's casino declining.
+    expect(value(wallet, 'relay_money_calls_total', { provider_id: world.providerId, operation: 'cash-out', result: 'ok' })).toBe(1);
+    expect(value(wallet, 'relay_money_calls_total', { provider_id: world.providerId, operation: 'cash-out', result: 'declined' })).toBe(1);
+    expect(wallet.some((s) => s.name === 'relay_money_calls_total' && s.labels.provider_id === world.providerId && s.labels.result === 'relay_error' && s.value === 0)).toBe(true);
     expect(value(wallet, 'relay_transactions_total', { category: 'CASH_OUT', status: 'SUCCESS' })).toBe(1);
     expect(value(wallet, 'relay_transactions_total', { category: 'CASH_OUT', status: 'FAILED' })).toBe(1);
   });
@@ -126,7 +130,7 @@ describe('metrics', () => {
     expect(value(samples, 'notifier_jobs_total', { outcome: 'ok' })).toBe(1);
     expect(value(samples, 'notifier_job_duration_seconds_count', { outcome: 'ok' })).toBe(1);
     expect(value(samples, 'notifier_job_queue_wait_seconds_count', {})).toBe(1);
-    expect(value(samples, 'casino_calls_total', { casino: world.providerId, operation: 'round-ended', outcome: 'ok' })).toBe(1);
+    expect(value(samples, 'casino_calls_total', { provider_id: world.providerId, operation: 'round-ended', outcome: 'ok' })).toBe(1);
     expect((await http('GET', `${monitor.url}/healthz`)).status).toBe(200);
     const ready = await http('GET', `${monitor.url}/readyz`);
     expect(ready.status).toBe(200);

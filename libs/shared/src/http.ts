@@ -33,6 +33,7 @@ export function pageMeta(total: number, page: number, limit: number): PageMeta {
 }
 
 export function renderError(req: Request, res: Response, err: AppError): void {
+  res.locals.errorCode = err.code;
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   if (errorStyleFor(req.path) === 'envelope') {
     res.status(err.status).json({

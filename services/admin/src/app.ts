@@ -1,5 +1,5 @@
 import { Router, type Express } from 'express';
-import { createServiceApp, healthRouter, requireIdentity, standardChecks, type Runtime } from '@relay/shared';
+import { CasinoAddressPolicy, createServiceApp, healthRouter, requireIdentity, standardChecks, type Runtime } from '@relay/shared';
 import { changePublisher, type AdminDeps } from './domain/deps';
 import { casinoRoutes } from './routes/casinos';
 import { gameProviderRoutes } from './routes/gameProviders';
@@ -11,7 +11,12 @@ import { casinoGameRoutes } from './routes/casinoGames';
  * door: the gateway gives it to the ADMIN_TOKEN alone, so a game provider token is refused here.
  */
 export function createAdminApp(rt: Runtime): Express {
-  const deps: AdminDeps = { db: rt.db.primary, secrets: rt.secrets, publishChange: changePublisher(rt.bus, rt.logger) };
+  const deps: AdminDeps = {
+    db: rt.db.primary,
+    secrets: rt.secrets,
+    publishChange: changePublisher(rt.bus, rt.logger),
+    walletAddresses: CasinoAddressPolicy.fromConfig(rt.config),
+  };
   const admin = Router();
   admin.use(casinoRoutes(deps));
   admin.use(casinoGameRoutes(deps));

@@ -97,7 +97,7 @@ describe('The wallet token in answers', () => {
     answers.push(await adminGet(p, `casinos/${g.providerId}`));
     answers.push(await adminGet(p, `game-providers/${g.groupId}`));
     answers.push(await adminGet(p, `games/${g.gameId}`));
-    answers.push(await http('GET', `${p.baseUrl}/metrics`));
+    answers.push(await http('GET', `${p.baseUrl}/metrics`, { token: p.adminToken }));
 
     expect(answers.map((a) => a.status)).toEqual([302, ...answers.slice(1).map(() => 200)]);
     for (const res of answers) for (const form of encodings(pl.walletToken)) expect(seen(res)).not.toContain(form);

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import { CasinoClient, Registry, type Runtime } from '@relay/shared';
+import { createCasinoClient, Registry, type Runtime } from '@relay/shared';
 import { blockingConnection, queuePrefix, ROUND_ENDED_QUEUE, type RoundEndedJob, type RoundEndedReceipt } from './queue/round-ended-queue';
 import { roundEndedProcessor } from './worker/deliver-round-ended';
 
@@ -28,7 +28,7 @@ export interface NotifierWorker {
 /** Runs round-ended deliveries in this process (worker.ts in production; tests in-process). */
 export async function startNotifierWorker(rt: Runtime, options: NotifierWorkerOptions = {}): Promise<NotifierWorker> {
   const settings = { ...WORKER_DEFAULTS, ...definedOnly(options) };
-  const casinos = new CasinoClient({ timeoutMs: rt.config.CASINO_TIMEOUT_MS, logger: rt.logger, metrics: rt.metrics });
+  const casinos = createCasinoClient(rt);
   const processor = roundEndedProcessor({
     registry: new Registry(rt.db.primary, rt.secrets, rt.bus),
     casinos,

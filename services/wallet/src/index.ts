@@ -1,10 +1,14 @@
-import { CasinoClient, listen, Registry, SessionStore, type Runtime, type RunningServer } from '@relay/shared';
+import { createCasinoClient, listen, Registry, SessionStore, type Runtime, type RunningServer } from '@relay/shared';
 import { createWalletApp } from './app';
+import { callResults } from './routes/call-results';
 import { registerAbandonedMetrics } from './domain/abandoned-metrics';
 import type { MovementDeps } from './domain/money-movement';
 
 export async function startWallet(rt: Runtime, port: number): Promise<{ server: RunningServer; close: () => Promise<void> }> {
-  const casinos = new CasinoClient({ timeoutMs: rt.config.CASINO_TIMEOUT_MS, logger: rt.logger, metrics: rt.metrics });
+  const results = callResults(rt.metrics);
+  const casinos = createCasinoClient(rt, results.knowCasinos);
+  const transactions = rt.metrics.counter('relay_transactions_total', 'Money transactions written as SUCCESS or FAILED, by category', ['category', 'status']);
+  for (const category of ['CASH_OUT', 'CASH_IN']) for (const status of ['SUCCESS', 'FAILED']) transactions.inc({ category, status }, 0);
   const deps: MovementDeps = {
     db: rt.db.primary,
     sessions: new SessionStore(rt.db.primary, rt.redis, rt.config.REDIS_KEY_PREFIX, rt.config.SESSION_ARCHIVE_DAYS),
@@ -13,10 +17,10 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
     casinos,
     logger: rt.logger,
     inFlightSeconds: rt.config.IN_FLIGHT_WINDOW_SECONDS,
-    transactions: rt.metrics.counter('relay_transactions_total', 'Money transactions written as SUCCESS or FAILED, by category', ['category', 'status']),
+    transactions,
   };
   registerAbandonedMetrics(rt.metrics, rt.db.primary, rt.logger, rt.config.IN_FLIGHT_WINDOW_SECONDS);
-  const server = await listen(createWalletApp(rt, deps), port, rt.config.SERVICE_HOST);
+  const server = await listen(createWalletApp(rt, deps, results.count), port, rt.config.SERVICE_HOST);
   return { server, close: () => casinos.close() };
 }
 

@@ -185,7 +185,7 @@ export class SandboxCasino {
       if (answer.replayed) record.replayed = true;
       return answer;
     };
-    return fault ? this.withFault(fault, apply, providerId, record.playerId ?? '') : json(apply());
+    return fault ? this.withFault(fault, apply, providerId, record.playerId ?? '', String(walletToken ?? '')) : json(apply());
   }
 
   private apply(operation: SandboxOperation, body: Record<string, unknown>): WalletAnswer {
@@ -203,7 +203,7 @@ export class SandboxCasino {
     }
   }
 
-  private async withFault(fault: Fault, apply: () => WalletAnswer, providerId: string, playerId: string): Promise<Outcome> {
+  private async withFault(fault: Fault, apply: () => WalletAnswer, providerId: string, playerId: string, walletToken: string): Promise<Outcome> {
     switch (fault.kind) {
       case 'insufficientFunds':
         return json(walletError(400, 'INSUFFICIENT_FUNDS'));
@@ -220,6 +220,11 @@ export class SandboxCasino {
         const exact = this.book.exactBalance(providerId, playerId);
         if (answer.status !== 200 || !exact) return json(answer);
         return json({ status: 200, body: { ...answer.body, balance: fault.value ?? exact.toFixed(fault.decimals ?? 6) } });
+      }
+      case 'username': {
+        const answer = apply();
+        if (answer.status !== 200) return json(answer);
+        return json({ status: 200, body: { ...answer.body, username: fault.walletToken ? walletToken : (fault.value ?? '') } });
       }
       case 'delay': {
         if (fault.applyFirst) {

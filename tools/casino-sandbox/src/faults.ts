@@ -25,6 +25,8 @@ export const faultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('malformed'), body: z.enum(['not-json', 'no-balance', 'negative-balance', 'empty']).optional(), applyFirst: z.boolean().optional() }),
   /** The balance as a numeric string: `value` verbatim, or the exact balance with `decimals` places. */
   z.object({ kind: z.literal('balanceAsString'), decimals: z.number().int().min(0).max(20).optional(), value: z.string().optional() }),
+  /** The real answer with its username replaced: `value` verbatim (control characters too), or the player's wallet token. */
+  z.object({ kind: z.literal('username'), value: z.string().optional(), walletToken: z.boolean().optional() }),
   /** Waits before answering; with applyFirst the money moves before the wait (a late answer). */
   z.object({ kind: z.literal('delay'), ms: z.number().int().min(0).max(600_000), applyFirst: z.boolean().optional() }),
   /** Destroys the connection without an answer; by default AFTER applying the movement. */

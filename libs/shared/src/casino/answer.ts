@@ -50,7 +50,7 @@ export function interpretCasinoAnswer(operation: CasinoOperation, status: number
     if (json === undefined) return fail('INVALID_PROVIDER_RESPONSE', `Casino answered the ${operation} with a body that is not JSON`);
     const balance = accountBalance(json, text);
     if (balance === null) return fail('INVALID_PROVIDER_RESPONSE', `Casino answered the ${operation} without a usable non-negative balance`);
-    const username = isObject(json) && typeof json.username === 'string' && json.username !== '' ? json.username : undefined;
+    const username = isObject(json) && typeof json.username === 'string' ? casinoUsername(json.username, scrub) : undefined;
     return { ok: true, status, rawBody: text, casinoBody: auditBody(text, scrub), balance, ...(username !== undefined ? { username } : {}) };
   }
 
@@ -184,9 +184,33 @@ function scrubbed(text: string, scrub: Scrub): string {
   return scrub.reduce((acc, secret) => (secret === '' ? acc : acc.split(secret).join('[redacted]')), text);
 }
 
+export const MAX_USERNAME_CHARS = 100;
+
+/**
+ * Text from a casino is stored and answered, so it must always be storable: a NUL (which no
+ * PostgreSQL text holds) would leave a paid movement PENDING for good, since the casino replays
+ * the same answer to every repeat. Control characters go, an unpaired surrogate becomes U+FFFD,
+ * the length is capped; a username holding the wallet token is dropped (the player's own name or
+ * id is answered instead), as is one left empty.
+ */
+export function casinoUsername(value: string, scrub: Scrub = []): string | undefined {
+  const clean = [...storableText(value).trim()].slice(0, MAX_USERNAME_CHARS).join('');
+  if (clean === '' || scrub.some((secret) => secret !== '' && clean.includes(secret))) return undefined;
+  return clean;
+}
+
+// C0 and C1 control characters and DEL.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+function storableText(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed().replace(CONTROL, '');
+}
+
 /** Truncated to AUDIT_BODY_BYTES of UTF-8 without a broken trailing character. */
 export function auditBody(text: string, scrub: Scrub = []): string {
-  const clean = scrubbed(text, scrub);
+  // Kept as the casino wrote it but for a raw NUL, which no PostgreSQL text can hold.
+  const clean = scrubbed(text, scrub).split('\u0000').join('');
   const bytes = Buffer.from(clean, 'utf8');
   if (bytes.length <= AUDIT_BODY_BYTES) return clean;
   return bytes.subarray(0, AUDIT_BODY_BYTES).toString('utf8').replace(/\uFFFD+$/, '');

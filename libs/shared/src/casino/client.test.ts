@@ -238,7 +238,7 @@ describe('CasinoClient secrets and audit', () => {
     expect(logs).not.toContain(WALLET_TOKEN);
     expect(logs).not.toContain(SECRET);
     const text = await metrics.registry.metrics();
-    expect(text).toMatch(/casino_calls_total\{casino="casino-t",operation="debit",outcome="FUND_WITHDRAW_FAILED",service="casino-client-test"\} \d+/);
+    expect(text).toMatch(/casino_calls_total\{provider_id="casino-t",operation="debit",outcome="declined",service="casino-client-test"\} \d+/);
     expect(text).toMatch(/casino_call_duration_seconds_count\{[^}]*operation="debit",outcome="ok"\} \d+/);
     // A second client on the same registry reuses the metrics instead of failing to register them.
     const second = new CasinoClient({ timeoutMs: 100, metrics });

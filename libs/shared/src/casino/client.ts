@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Counter, Histogram } from 'prom-client';
 import { Agent, type Dispatcher } from 'undici';
@@ -5,6 +6,7 @@ import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { ServiceMetrics } from '../metrics';
 import { inSpan, traceHeaders, tracer } from '../tracing';
+import { CasinoAddressPolicy } from './address-policy';
 import { interpretCasinoAnswer, timedOut, unreachable, type CasinoAccount, type CasinoAnswer, type CasinoFailure, type CasinoResult } from './answer';
 import type { CasinoMoneyOperation, CasinoOperation, CasinoWallet } from './protocol';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signCasinoRequest } from './signature';
@@ -18,11 +20,28 @@ export interface CasinoClientOptions {
   connectionsPerOrigin?: number;
   /** A casino answer longer than this is cut (and then is not JSON). */
   maxResponseBytes?: number;
+  /** Which addresses a call may connect to (production: public ones only). */
+  addressPolicy?: CasinoAddressPolicy;
 }
 
 const CALLS_METRIC = 'casino_calls_total';
 const LATENCY_METRIC = 'casino_call_duration_seconds';
-type Labels = 'casino' | 'operation' | 'outcome';
+type Labels = 'provider_id' | 'operation' | 'outcome';
+const OPERATIONS: CasinoOperation[] = ['balance', 'debit', 'credit', 'round-ended'];
+
+/**
+ * ok; declined: the casino refused for the player (funds, an expired token, an unknown player: a
+ * 4xx); casino_error: the casino failed (5xx, time-out, no connection, an answer we cannot use).
+ * Only the last is the casino's outage, reported to the casino and kept out of the relay's budget.
+ */
+export type CasinoOutcome = 'ok' | 'declined' | 'casino_error';
+export const CASINO_OUTCOMES: CasinoOutcome[] = ['ok', 'declined', 'casino_error'];
+
+export function casinoOutcome(result: CasinoResult<CasinoAnswer>): CasinoOutcome {
+  if (result.ok) return 'ok';
+  const status = result.casinoStatus;
+  return status !== undefined && status >= 400 && status < 500 ? 'declined' : 'casino_error';
+}
 
 /**
  * The relay's only way to reach a casino wallet (CONTRACTS 6). A call never throws for anything
@@ -38,9 +57,12 @@ export class CasinoClient {
   private readonly calls?: Counter<Labels>;
   private readonly latency?: Histogram<Labels>;
   private readonly tracer = tracer('casino-client');
+  private readonly policy?: CasinoAddressPolicy;
+  private readonly known = new Set<string>();
 
   constructor(options: CasinoClientOptions) {
     this.timeoutMs = options.timeoutMs;
+    this.policy = options.addressPolicy;
     this.maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
     this.logger = options.logger;
     // One keep-alive pool per casino origin (the Agent keys pools by origin), bounded so one slow
@@ -51,17 +73,35 @@ export class CasinoClient {
       keepAliveMaxTimeout: 60_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      connect: { timeout: options.timeoutMs },
+      connect: { timeout: options.timeoutMs, ...(this.policy?.enforced ? { lookup: this.policy.lookup } : {}) },
     });
     if (options.metrics) {
       const registry = options.metrics.registry;
       // Several clients may share one service registry; prom-client refuses a second registration.
       this.calls =
         (registry.getSingleMetric(CALLS_METRIC) as Counter<Labels> | undefined) ??
-        options.metrics.counter(CALLS_METRIC, 'Calls to casino wallets by casino, operation and outcome', ['casino', 'operation', 'outcome']);
+        options.metrics.counter(CALLS_METRIC, 'Calls to casino wallets by casino, operation and outcome (ok, declined, casino_error)', ['provider_id', 'operation', 'outcome']);
       this.latency =
         (registry.getSingleMetric(LATENCY_METRIC) as Histogram<Labels> | undefined) ??
-        options.metrics.histogram(LATENCY_METRIC, 'Latency of calls to casino wallets', ['casino', 'operation', 'outcome'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
+        options.metrics.histogram(LATENCY_METRIC, 'Latency of calls to casino wallets', ['provider_id', 'operation', 'outcome'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
+    }
+  }
+
+  /**
+   * Starts every series of these casinos at zero, so that an alert on increase() sees their first
+   * failure (a series that appears at 1 shows no increase).
+   */
+  knowCasinos(providerIds: Iterable<string>): void {
+    for (const providerId of providerIds) {
+      if (this.known.has(providerId)) continue;
+      this.known.add(providerId);
+      for (const operation of OPERATIONS) {
+        for (const outcome of CASINO_OUTCOMES) {
+          const labels = { provider_id: providerId, operation, outcome };
+          this.calls?.inc(labels, 0);
+          this.latency?.zero(labels);
+        }
+      }
     }
   }
 
@@ -94,6 +134,10 @@ export class CasinoClient {
   private async send(casino: CasinoWallet, operation: CasinoOperation, body: object): Promise<CasinoResult<CasinoAnswer | CasinoAccount>> {
     const target = walletTarget(casino.walletUrl, operation);
     if (!target) return { ok: false, error: new AppError('PROVIDER_API_FAILURE', 'The casino wallet URL is not a valid http(s) URL') };
+    // An address literal is connected to without a lookup: checked here (names: in the lookup).
+    const literal = target.hostname;
+    const refused = literal && this.policy ? this.policy.refusal(literal) : null;
+    if (refused) return { ok: false, error: new AppError('PROVIDER_API_FAILURE', `The casino wallet address is not allowed: ${refused}`) };
     const payload = JSON.stringify(body);
     const timestamp = Math.floor(Date.now() / 1000);
     const walletToken = (body as { walletToken?: unknown }).walletToken;
@@ -129,13 +173,14 @@ export class CasinoClient {
   }
 
   private observe(providerId: string, operation: CasinoOperation, result: CasinoResult<CasinoAnswer>, seconds: number): void {
-    const outcome = result.ok ? 'ok' : result.error.code;
-    const labels = { casino: providerId, operation, outcome };
+    this.knowCasinos([providerId]);
+    const outcome = casinoOutcome(result);
+    const labels = { provider_id: providerId, operation, outcome };
     this.calls?.inc(labels);
     this.latency?.observe(labels, seconds);
     if (!this.logger) return;
     // The wallet URL, the body (walletToken) and the casino's answer stay out of the log line.
-    const fields = { providerId, operation, outcome, durationMs: Math.round(seconds * 1000) };
+    const fields = { providerId, operation, outcome, ...(result.ok ? {} : { code: result.error.code }), durationMs: Math.round(seconds * 1000) };
     if (result.ok) this.logger.debug(fields, 'casino call succeeded');
     else this.logger.warn({ ...fields, ...withStatus(result) }, result.error.message);
   }
@@ -146,7 +191,7 @@ function withStatus(result: CasinoFailure): { casinoStatus?: number } {
 }
 
 /** `POST {walletUrl}/{operation}`, keeping any path prefix of the wallet URL. */
-function walletTarget(walletUrl: string, operation: CasinoOperation): { origin: string; path: string } | null {
+function walletTarget(walletUrl: string, operation: CasinoOperation): { origin: string; path: string; hostname: string | null } | null {
   let url: URL;
   try {
     url = new URL(walletUrl);
@@ -154,7 +199,8 @@ function walletTarget(walletUrl: string, operation: CasinoOperation): { origin: 
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  return { origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}/${operation}${url.search}` };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return { origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}/${operation}${url.search}`, hostname: net.isIP(host) ? host : null };
 }
 
 async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<string> {

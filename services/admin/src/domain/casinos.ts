@@ -1,4 +1,4 @@
-import { AppError, isUniqueViolation, randomSecret } from '@relay/shared';
+import { AppError, badRequest, isUniqueViolation, randomSecret } from '@relay/shared';
 import * as casinos from '../data/casinos';
 import type { CasinoRecord } from '../data/casinos';
 import type { AdminDeps } from './deps';
@@ -31,6 +31,11 @@ export function newLaunchKey(): string {
  * Rotation is explicit: supply the new secret.
  */
 export async function saveCasino(deps: AdminDeps, providerId: string, input: CasinoInput): Promise<{ casino: CasinoRecord; generated: GeneratedSecrets }> {
+  // The wallet sends each player's wallet token to this address: never to an internal one.
+  const refused = await deps.walletAddresses?.urlRefusal(input.walletUrl);
+  if (refused) {
+    throw badRequest('walletUrl must be a public address (or be named in CASINO_PRIVATE_ADDRESS_ALLOWLIST)', [{ path: 'walletUrl', message: refused }]);
+  }
   const attempt = () =>
     deps.db.transaction(async (trx) => {
       const existing = await casinos.findCasino(trx, providerId, 'update');

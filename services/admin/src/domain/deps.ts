@@ -1,4 +1,4 @@
-import type { Change, ChangeBus, Knex, Logger, SecretBox } from '@relay/shared';
+import type { CasinoAddressPolicy, Change, ChangeBus, Knex, Logger, SecretBox } from '@relay/shared';
 
 /** What the admin use cases need; built once per process in app.ts. */
 export interface AdminDeps {
@@ -6,6 +6,8 @@ export interface AdminDeps {
   secrets: SecretBox;
   /** Tell every process's caches that a record changed (CONTRACTS 5: effective within one second). */
   publishChange: (...changes: Change[]) => Promise<void>;
+  /** Which casino wallet addresses may be saved (production: public ones, or the allow-list). */
+  walletAddresses?: CasinoAddressPolicy;
 }
 
 /**

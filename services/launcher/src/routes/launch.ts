@@ -26,16 +26,25 @@ const launchQuery = z.object({
     .optional(),
 });
 
+/**
+ * Every parameter is forwarded to the game, so every one must be read and checked: the query
+ * parser stops at 1,000 keys, and a `backtoHome` placed after them would reach the game unchecked.
+ * No launch needs more than a handful; beyond this bound the launch is refused.
+ */
+export const MAX_LAUNCH_PARAMETERS = 100;
+
 export function launchRoutes(deps: LaunchDeps): Router {
   const router = Router();
   router.get(
     '/launch',
     handler(async (req, res) => {
+      const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+      const pieces = rawQuery.split('&').filter((piece) => piece !== '').length;
+      if (pieces > MAX_LAUNCH_PARAMETERS) throw badRequest(`A launch takes at most ${MAX_LAUNCH_PARAMETERS} query parameters (this one has ${pieces})`);
       const parsed = launchQuery.safeParse(req.query);
       if (!parsed.success) {
         throw badRequest('Launch parameters are missing or malformed', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
       }
-      const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
       const location = await launch(deps, { ...parsed.data, rawQuery });
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(302, location);
