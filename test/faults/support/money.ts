@@ -30,6 +30,7 @@ export function expectedAnswer(operation: CasinoOperation, fault: Fault | null, 
     case 'malformed':
       return { status: 502, code: 'INVALID_PROVIDER_RESPONSE' };
     case 'balanceAsString':
+    case 'username':
       return { status: 200 };
     case 'delay':
       return fault.ms < timeoutMs ? { status: 200 } : { status: 408, code: 'INTEGRATION_TIMED_OUT' };

@@ -77,6 +77,7 @@ export class CasinoAddressPolicy {
   };
 }
 
+// (IPv4-mapped IPv6 addresses, ::ffff:7f00:1, are checked against the IPv4 ranges by BlockList.)
 const NON_PUBLIC = new net.BlockList();
 for (const [range, bits] of [
   ['0.0.0.0', 8],
@@ -96,7 +97,6 @@ for (const [range, bits] of [
 for (const [range, bits] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96], // IPv4-mapped: 127.0.0.1 written as ::ffff:7f00:1
   ['64:ff9b::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
