@@ -3,7 +3,8 @@ import { closeRuntime, createRuntime, loadConfig } from '@relay/shared';
 import { startGateway } from '../../services/gateway/src';
 import { startGameWorld, type GameWorld, type Player } from '../game';
 import { ALL_SERVICES, http, startPlatform, type TestPlatform } from '../platform';
-import { burst, countBy, slowBody } from './support';
+import { scenarioIt, Tally } from '../faults/support/reliability';
+import { burst as rawBurst, countBy, slowBody } from './support';
 
 /**
  * The public edge under abuse (loopback only, bounded): bursts past the upstream pools, one
@@ -16,6 +17,21 @@ const EDGE = {
   GATEWAY_TENANT_SHARE: '0.5',
   GATEWAY_BODY_TIMEOUT_MS: '2000',
   GATEWAY_AUTH_FAILURES_PER_MINUTE: '30',
+};
+
+const tally = new Tally(
+  'abuse-edge',
+  'Bursts, slow tenants and junk at the public edge',
+  'test/abuse/edge.test.ts',
+  'An in-process platform whose gateway has 32 upstream sockets per service and 16 per tenant, driven over loopback with bounded loops: 300-request bursts of launches, authenticated reads and balance reads against a casino taking 2 s; 60 sockets dripping a 60 KB body a byte at a time; 20,000 random paths; 2,000 distinct unknown tokens; the admin service stopped. Every request gets an answer (overload: 429 or 503 with Retry-After, never a dropped socket), another tenant is served within 3 s, metric labels stay route templates, unknown tokens stop reaching the database, and the gateway stays ready without the admin service.',
+);
+const scenario = scenarioIt(tally);
+const burst: typeof rawBurst = async (count, concurrency, send) => {
+  tally.request(count);
+  const answers = await rawBurst(count, concurrency, send);
+  const by = countBy(answers, (x) => x.status);
+  tally.note(`${count} requests, ${concurrency} at a time: ${Object.entries(by).map(([status, n]) => `${n} x ${status === '0' ? 'dropped' : status}`).join(', ')}; slowest ${Math.max(...answers.map((x) => x.ms))} ms`);
+  return answers;
 };
 
 let p: TestPlatform;
@@ -31,6 +47,7 @@ beforeAll(async () => {
   [playerA, playerB] = await Promise.all([a.launchPlayer(), b.launchPlayer()]);
 }, 60000);
 afterAll(async () => {
+  tally.write();
   await p?.stop();
   await a?.sandbox.close();
 });
@@ -40,19 +57,20 @@ const balanceOf = (world: GameWorld, player: Player) =>
 
 /** Every answer is an answer (no dropped socket); every overload answer says when to come back. */
 function expectAnsweredWithRetryAfter(answers: { status: number; retryAfter: string | null }[], allowed: number[]) {
+  tally.check('every socket answered', answers.length);
   expect(answers.filter((x) => x.status === 0)).toEqual([]);
   for (const x of answers) expect(allowed).toContain(x.status);
   for (const x of answers.filter((y) => y.status === 429 || y.status === 503)) expect(Number(x.retryAfter)).toBeGreaterThanOrEqual(1);
 }
 
 describe('abuse: bursts and tenants', () => {
-  it('When 300 unauthenticated launches arrive at once, then each gets an answer (400 or a fast 429/503 with Retry-After) and the gateway keeps serving', async () => {
+  scenario('When 300 unauthenticated launches arrive at once, then each gets an answer (400 or a fast 429/503 with Retry-After) and the gateway keeps serving', async () => {
     const answers = await burst(300, 300, () => fetch(`${p.baseUrl}/launch`));
     expectAnsweredWithRetryAfter(answers, [400, 429, 503]);
     expect((await balanceOf(b, playerB)).status).toBe(200);
   }, 30000);
 
-  it('When one provider sends 300 balance reads while its casino takes 2 s, then it holds only its share and another provider is answered within 3 s', async () => {
+  scenario('When one provider sends 300 balance reads while its casino takes 2 s, then it holds only its share and another provider is answered within 3 s', async () => {
     const fault = a.sandbox.setFault({ providerId: a.providerId, operation: 'balance' }, { kind: 'delay', ms: 2000 });
     try {
       const flood = burst(300, 300, () => balanceOf(a, playerA));
@@ -63,6 +81,9 @@ describe('abuse: bursts and tenants', () => {
       const answers = await flood;
       expect(other.status).toBe(200);
       expect(otherMs).toBeLessThan(3000);
+      tally.fault('casino balance delayed 2 s');
+      tally.note(`balance read of another provider during the flood: ${otherMs} ms`);
+      tally.check('other tenant served within 3 s');
       expectAnsweredWithRetryAfter(answers, [200, 429, 503]);
       const by = countBy(answers, (x) => x.status);
       // At most 16 (the tenant's share of 32) waited on the casino; the rest were told at once.
@@ -77,19 +98,24 @@ describe('abuse: bursts and tenants', () => {
     }
   }, 30000);
 
-  it('When 300 authenticated reads arrive at once, then each is answered and none is dropped', async () => {
+  scenario('When 300 authenticated reads arrive at once, then each is answered and none is dropped', async () => {
     const answers = await burst(300, 300, () => fetch(`${p.baseUrl}/api/v1/providers/ids`, { headers: { authorization: `Bearer ${a.providerToken}` } }));
     expectAnsweredWithRetryAfter(answers, [200, 429, 503]);
     expect(countBy(answers, (x) => x.status)['200']).toBeGreaterThanOrEqual(16);
   }, 30000);
 
-  it('When one provider holds 60 sockets sending a 60 KB body a byte at a time, then another provider is answered within 3 s and the slow ones get 408', async () => {
+  scenario('When one provider holds 60 sockets sending a 60 KB body a byte at a time, then another provider is answered within 3 s and the slow ones get 408', async () => {
     const slow = Array.from({ length: 60 }, () => slowBody(p.baseUrl, '/api/balance/cash-out', a.providerToken, { declared: 60_000, everyMs: 200, forMs: 5000 }));
     await new Promise((r) => setTimeout(r, 500));
     const started = Date.now();
     const res = await balanceOf(b, playerB);
     expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(3000);
+    const otherMs = Date.now() - started;
+    expect(otherMs).toBeLessThan(3000);
+    tally.request(60);
+    tally.fault('slow request bodies', 60);
+    tally.note(`balance read of another provider while 60 bodies drip: ${otherMs} ms`);
+    tally.check('other tenant served within 3 s');
     // The money call of the slow provider's own other player is not starved either.
     expect((await balanceOf(a, playerA)).status).toBe(200);
     const firstLines = await Promise.all(slow);
@@ -98,7 +124,7 @@ describe('abuse: bursts and tenants', () => {
 });
 
 describe('abuse: cardinality, tokens, readiness', () => {
-  it('When 20,000 requests go to random paths, then metrics keep one "unmatched" route and stay small', async () => {
+  scenario('When 20,000 requests go to random paths, then metrics keep one "unmatched" route and stay small', async () => {
     const metrics = async () => (await http('GET', `${p.baseUrl}/metrics`, { token: p.adminToken })).text;
     const heapBefore = process.memoryUsage().heapUsed;
     const before = (await metrics()).length;
@@ -112,11 +138,13 @@ describe('abuse: cardinality, tokens, readiness', () => {
     expect(routes.has('unmatched')).toBe(true);
     // A few new series (the 404 of 'unmatched'), not 20,000: well under 64 KiB more text.
     expect(text.length - before).toBeLessThan(64 * 1024);
+    tally.note(`after 20,000 random paths: ${routes.size} route labels, /metrics grew ${text.length - before} bytes to ${text.length}, test process heap +${Math.round((process.memoryUsage().heapUsed - heapBefore) / 1048576)} MB`);
+    tally.check('metric labels bounded');
     // The whole test process (every service, the load and its answers): bounded, not 236 MB.
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(150 * 1024 * 1024);
   }, 120000);
 
-  it('When 2,000 distinct unknown tokens arrive, then the database is asked only until the address is cut off', async () => {
+  scenario('When 2,000 distinct unknown tokens arrive, then the database is asked only until the address is cut off', async () => {
     // A second gateway of its own, so this address's lock-out does not touch the other tests.
     const env = { ...process.env, ...EDGE, REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
     for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
@@ -140,6 +168,8 @@ describe('abuse: cardinality, tokens, readiness', () => {
       // 30 failures a minute, plus the lookups already in flight when the limit was reached.
       expect(lookups).toBeGreaterThanOrEqual(30);
       expect(lookups).toBeLessThanOrEqual(30 + 20);
+      tally.note(`2,000 distinct unknown tokens: ${lookups} database lookups (limit 30 failures a minute per address)`);
+      tally.check('unknown tokens cut off before the database');
       // A token this gateway knows still passes from the same address: it needs no lookup.
       expect((await known()).status).toBe(200);
     } finally {
@@ -148,14 +178,14 @@ describe('abuse: cardinality, tokens, readiness', () => {
     }
   }, 60000);
 
-  it('When /metrics is asked on the public port without the admin token, then it is refused', async () => {
+  scenario('When /metrics is asked on the public port without the admin token, then it is refused', async () => {
     expect((await http('GET', `${p.baseUrl}/metrics`)).status).toBe(403);
     expect((await http('GET', `${p.baseUrl}/metrics`, { token: a.providerToken })).status).toBe(403);
     expect((await http('GET', `${p.baseUrl}/metrics`, { token: p.adminToken })).status).toBe(200);
   });
 
   // Last: it stops the admin service of this file's platform.
-  it('When the admin service is stopped, then the gateway stays ready, admin routes answer 503 and game routes keep working', async () => {
+  scenario('When the admin service is stopped, then the gateway stays ready, admin routes answer 503 and game routes keep working', async () => {
     await p.services.admin!.close(1000);
     const ready = await http('GET', `${p.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
@@ -165,5 +195,7 @@ describe('abuse: cardinality, tokens, readiness', () => {
     expect(admin.body).toMatchObject({ error: 'SERVICE_UNAVAILABLE' });
     expect(Number(admin.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect((await balanceOf(b, playerB)).status).toBe(200);
+    tally.fault('admin service stopped');
+    tally.check('gateway ready without admin');
   });
 });

@@ -112,7 +112,7 @@ export function readReports(): SuiteReport[] {
 }
 
 /** The order of the document: faults first, then abuse, isolation and secrets; unknown suites last. */
-const SUITE_ORDER = ['casino-faults', 'process-faults', 'randomized', 'postgres-restart', 'redis-restart', 'hostile-money', 'hostile-routes', 'hostile-admin', 'isolation', 'secrets-sweep', 'rate-limit'];
+const SUITE_ORDER = ['casino-faults', 'process-faults', 'randomized', 'postgres-restart', 'redis-restart', 'hostile-money', 'hostile-routes', 'hostile-admin', 'isolation', 'secrets-sweep', 'rate-limit', 'abuse-edge', 'abuse-money'];
 
 export function writeReliabilityDoc(reports: SuiteReport[] = readReports()): void {
   writeAtomically(RELIABILITY_DOC, renderReliabilityDoc(reports));
