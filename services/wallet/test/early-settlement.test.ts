@@ -32,8 +32,8 @@ async function bettingRound(tag: string, creditOver: Partial<MovementRecord> = {
   const roundId = `r-${tag}-${id}`;
   const bet = movement('CASH_OUT', `b-${tag}-${id}`, roundId);
   const win = movement('CASH_IN', `w-${tag}-${id}`, roundId, { previousTransactionId: bet.transactionId, amount: '20.00', ...creditOver });
-  const betClaim = (await claimTransaction(db, bet, { amount: 10 }, 60))!;
-  const winClaim = (await claimTransaction(db, win, { amount: 20, game: { outcome: 'WIN', settlementData: { x: 1 } } }, 60))!;
+  const betClaim = (await claimTransaction(db, bet, { amount: 10 }))!;
+  const winClaim = (await claimTransaction(db, win, { amount: 20, game: { outcome: 'WIN', settlementData: { x: 1 } } }))!;
   const round: OpenRound = { providerId: PROVIDER, roundId, groupId: GROUP, gameId: 77, playerId: PLAYER, sessionId: 's', currency: 'EUR', language: 'en', betAmount: '10.00', betTransactionId: bet.transactionId, gameData: null };
   const settlement: Settlement = {
     providerId: PROVIDER,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
 import { debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
-import { claimStatement, type SuccessFacts } from '../src/data/transactions';
+import { claimStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
 import { movementRecord } from './movement-records';
 
 /**
@@ -81,8 +81,9 @@ const settlement: Settlement = {
 };
 
 const statements: Record<string, Statement> = {
-  'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
-  'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }, 30),
+  'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }),
+  'cash-out take-over': takeOverStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
+  'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }),
   'debit outcome opening the round': debitSuccessStatement(success, {
     providerId: PROVIDER,
     roundId: 'plan-round',

@@ -75,7 +75,7 @@ async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
     isLastFreebet: null,
     isRetry: false,
   };
-  const claimed = await run(claimStatement(record, req, 10));
+  const claimed = await run(claimStatement(record, req));
   const claim = claimed.rows[0] as { pk: string; attempt: number } | undefined;
   if (!claim) throw new Error('transactionId already claimed'); // the bench never repeats one
   const body = JSON.stringify({

@@ -70,42 +70,80 @@ const COLUMNS: [keyof MovementRecord, string][] = [
 const REWRITTEN = COLUMNS.map(([, c]) => c).filter((c) => !['provider_id', 'transaction_id', 'category', 'group_id'].includes(c));
 
 /**
- * The idempotency claim, as ONE atomic statement: insert the transaction as PENDING, or take over
- * an existing one that FAILED or whose PENDING attempt is older than the in-flight window, and in
- * the same statement append the attempt to the audit log. It returns a row only to the one caller
- * that won the claim; concurrent identical requests can never both reach the casino.
+ * The idempotency claim of a new transactionId, as ONE atomic statement: insert the transaction as
+ * PENDING and, in the same statement, append the attempt to the audit log. It returns a row only
+ * to the one caller that inserted it; concurrent identical requests can never both reach the
+ * casino. When the transactionId exists it does nothing at all: no row lock, no transaction id,
+ * no WAL, so a replay of a SUCCESS costs reads only (its answer is then read by findTransaction).
  */
-export async function claimTransaction(db: Knex, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
-  const result = await runPrepared<Claim>(db, claimStatement(m, request, inFlightSeconds));
+export async function claimTransaction(db: Knex, m: MovementRecord, request: object): Promise<Claim | null> {
+  const result = await runPrepared<Claim>(db, claimStatement(m, request));
   return result.rows[0] ?? null;
 }
 
 /** The statement behind claimTransaction, exported so tests can check its plan. */
-export function claimStatement(m: MovementRecord, request: object, inFlightSeconds: number): Statement {
+export function claimStatement(m: MovementRecord, request: object): Statement {
   const values = COLUMNS.map(([k]) => m[k]);
   const placeholders = COLUMNS.map(() => '?').join(', ');
   const sql = `
     WITH claimed AS (
       INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
       VALUES (?, ${placeholders}, 'PENDING', ?, 1, now(), now(), now())
-      ON CONFLICT (provider_id, transaction_id) DO UPDATE SET
-        ${REWRITTEN.map((c) => `${c} = EXCLUDED.${c}`).join(', ')},
-        status = 'PENDING', request_fingerprint = EXCLUDED.request_fingerprint,
-        attempt = transactions.attempt + 1, claimed_at = now(), updated_at = now(),
-        balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
-      -- The same movement: same player and category, and the caller's group, or the game (which
-      -- the caller owns now: a game moved to another provider takes its open attempts with it).
-      WHERE (transactions.group_id = EXCLUDED.group_id OR transactions.game_id = EXCLUDED.game_id)
-        AND transactions.category = EXCLUDED.category
-        AND transactions.player_id = EXCLUDED.player_id
-        AND (transactions.status = 'FAILED'
-             OR (transactions.status = 'PENDING' AND transactions.claimed_at <= now() - make_interval(secs => ?)))
+      ON CONFLICT (provider_id, transaction_id) DO NOTHING
       RETURNING id, attempt
     )
     INSERT INTO transaction_attempts (transaction_pk, attempt, request, started_at)
     SELECT id, attempt, ?::json, now() FROM claimed
     RETURNING transaction_pk AS pk, attempt`;
-  return { sql, bindings: [newId(), ...values, fingerprint(request), inFlightSeconds, JSON.stringify(request)] };
+  return { sql, bindings: [newId(), ...values, fingerprint(request), JSON.stringify(request)] };
+}
+
+/**
+ * Takes over a transactionId whose last attempt FAILED or whose PENDING attempt is older than the
+ * in-flight window, as ONE atomic statement: the row is re-checked under its lock, so of several
+ * concurrent repeats exactly one wins and appends its attempt; the others get no row.
+ */
+export async function takeOverTransaction(db: Knex, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
+  const result = await runPrepared<Claim>(db, takeOverStatement(m, request, inFlightSeconds));
+  return result.rows[0] ?? null;
+}
+
+export function takeOverStatement(m: MovementRecord, request: object, inFlightSeconds: number): Statement {
+  const rewritten = COLUMNS.filter(([, c]) => REWRITTEN.includes(c));
+  const sql = `
+    WITH claimed AS (
+      UPDATE transactions SET
+        ${rewritten.map(([, c]) => `${c} = ?`).join(', ')},
+        status = 'PENDING', request_fingerprint = ?,
+        attempt = attempt + 1, claimed_at = now(), updated_at = now(),
+        balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
+      WHERE provider_id = ? AND transaction_id = ?
+        -- The same movement: same player and category, and the caller's group, or the game (which
+        -- the caller owns now: a game moved to another provider takes its open attempts with it).
+        AND (group_id = ? OR game_id = ?)
+        AND category = ?
+        AND player_id = ?
+        AND (status = 'FAILED' OR (status = 'PENDING' AND claimed_at <= now() - make_interval(secs => ?)))
+      RETURNING id, attempt
+    )
+    INSERT INTO transaction_attempts (transaction_pk, attempt, request, started_at)
+    SELECT id, attempt, ?::json, now() FROM claimed
+    RETURNING transaction_pk AS pk, attempt`;
+  return {
+    sql,
+    bindings: [
+      ...rewritten.map(([k]) => m[k]),
+      fingerprint(request),
+      m.providerId,
+      m.transactionId,
+      m.groupId,
+      m.gameId,
+      m.category,
+      m.playerId,
+      inFlightSeconds,
+      JSON.stringify(request),
+    ],
+  };
 }
 
 export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {

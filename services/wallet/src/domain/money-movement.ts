@@ -1,5 +1,5 @@
 import { AppError, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
-import { claimTransaction, findTransaction, markFailed, type MovementRecord, type SuccessFacts } from '../data/transactions';
+import { claimTransaction, findTransaction, markFailed, takeOverTransaction, type MovementRecord, type SuccessFacts } from '../data/transactions';
 import type { Account } from './balance';
 import type { ResolvedSession, SessionAccessDeps } from './session-access';
 
@@ -61,7 +61,7 @@ export function recordKeys(resolved: ResolvedSession, req: MovementRequest) {
 export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Account> {
   const { record } = m;
   for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-    const claim = await claimTransaction(deps.db, record, m.request, deps.inFlightSeconds);
+    const claim = await claimTransaction(deps.db, record, m.request);
     if (claim) return attempt(deps, m, claim);
 
     const existing = await findTransaction(deps.db, record.providerId, record.transactionId);
@@ -79,7 +79,9 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
       const wait = Math.max(1, Math.ceil(deps.inFlightSeconds - existing.ageSeconds));
       throw new AppError('TRANSACTION_IN_FLIGHT', 'An earlier attempt with this transactionId is still running', { headers: { 'Retry-After': String(wait) } });
     }
-    // FAILED or abandoned in the meantime: claim again.
+    // FAILED, or PENDING past the in-flight window: take it over (one concurrent repeat wins).
+    const takeover = await takeOverTransaction(deps.db, record, m.request, deps.inFlightSeconds);
+    if (takeover) return attempt(deps, m, takeover);
   }
   throw new AppError('TRANSACTION_IN_FLIGHT', 'This transactionId is contended; repeat the request', { headers: { 'Retry-After': '1' } });
 }
