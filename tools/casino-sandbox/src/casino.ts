@@ -1,4 +1,5 @@
-import { casinoSignatureProblem, SIGNATURE_HEADER, SIGNATURE_MAX_SKEW_SECONDS, TIMESTAMP_HEADER, type SignatureProblem } from '@relay/shared';
+import { casinoSignatureProblem, signCasinoRequest, SIGNATURE_HEADER, SIGNATURE_MAX_SKEW_SECONDS, TIMESTAMP_HEADER, type SignatureProblem } from '@relay/shared';
+import type { SandboxBreak } from './breaks';
 import { FaultBook, type Fault, type FaultMatch, type SandboxOperation, type ScriptedFault } from './faults';
 import { Ledger, walletError, type JournalEntry, type MoneyOperation, type PlayerFilter, type PlayerInput, type PlayerView, type WalletAnswer } from './ledger';
 import { bodyProblem } from './protocol';
@@ -47,10 +48,17 @@ export interface SandboxCasinoOptions {
   maxSkewSeconds?: number;
   /** Called with every call record once answered (main.ts prints them). */
   onCall?: (record: CallRecord) => void;
+  /** Protocol rules to break on purpose, one per switch (breaks.ts); for the certification kit's tests. */
+  breaks?: readonly SandboxBreak[];
 }
 
+/** How long the debit-race break "waits on its store" between the idempotency check and the write. */
+const RACE_WINDOW_MS = 50;
+
 export class SandboxCasino {
-  private readonly book = new Ledger();
+  /** The rules this sandbox breaks on purpose; empty for an honest casino. */
+  readonly breaks: ReadonlySet<SandboxBreak>;
+  private readonly book: Ledger;
   private readonly faultBook = new FaultBook();
   private readonly callLog: CallRecord[] = [];
   private readonly notices: RoundEndedNotice[] = [];
@@ -61,6 +69,8 @@ export class SandboxCasino {
 
   constructor(private readonly options: SandboxCasinoOptions = {}) {
     this.defaultSecret = options.walletSecret;
+    this.breaks = new Set(options.breaks ?? []);
+    this.book = new Ledger(this.breaks);
   }
 
   // ---- control -------------------------------------------------------------------------------
@@ -160,7 +170,7 @@ export class SandboxCasino {
 
   private async answer(operation: SandboxOperation, raw: Buffer, headers: Record<string, string | string[] | undefined>, record: CallRecord): Promise<Outcome> {
     const body = parseObject(raw);
-    if (!body) return json(walletError(400, 'BAD_REQUEST', 'body must be a JSON object'));
+    if (!body) return this.json(walletError(400, 'BAD_REQUEST', 'body must be a JSON object'));
     const { walletToken, ...safe } = body;
     record.body = safe;
     for (const k of ['providerId', 'playerId', 'transactionId', 'roundId'] as const) if (typeof body[k] === 'string') record[k] = body[k];
@@ -168,14 +178,22 @@ export class SandboxCasino {
 
     const secret = this.secrets.get(providerId) ?? this.defaultSecret;
     if (secret !== undefined) {
-      const problem = casinoSignatureProblem(secret, header(headers, TIMESTAMP_HEADER), raw, header(headers, SIGNATURE_HEADER), {
-        maxSkewSeconds: this.options.maxSkewSeconds ?? SIGNATURE_MAX_SKEW_SECONDS,
-      });
+      const problem = this.signatureProblem(secret, raw, headers);
       record.signature = problem ?? 'valid';
-      if (problem) return json(walletError(401, 'BAD_SIGNATURE'));
+      if (problem) return this.json(walletError(401, 'BAD_SIGNATURE'));
     }
     const problem = bodyProblem(operation, body);
-    if (problem) return json(walletError(400, 'BAD_REQUEST', problem));
+    if (problem) return this.json(walletError(400, 'BAD_REQUEST', problem));
+    if (operation === 'round-ended' && this.breaks.has('round-ended-fails')) return this.json(walletError(500, 'INTERNAL_ERROR'));
+    if (operation === 'debit' && this.breaks.has('debit-race') && !this.book.seen(providerId, body.transactionId)) {
+      // The broken casino looked the transactionId up, found nothing, and writes after a slow
+      // round trip to its store without looking again: a second identical debit slips through.
+      await this.sleep(RACE_WINDOW_MS);
+      if (this.stopped) return { kind: 'reset' };
+      const answer = this.book.debit({ ...body, providerId, playerId: String(body.playerId) }, false);
+      record.applied = answer.applied ?? false;
+      return this.json(answer);
+    }
 
     const fault = this.faultBook.take({ providerId, playerId: record.playerId, operation });
     if (fault) record.fault = fault.kind;
@@ -185,7 +203,20 @@ export class SandboxCasino {
       if (answer.replayed) record.replayed = true;
       return answer;
     };
-    return fault ? this.withFault(fault, apply, providerId, record.playerId ?? '') : json(apply());
+    return fault ? this.withFault(fault, apply, providerId, record.playerId ?? '') : this.json(apply());
+  }
+
+  private signatureProblem(secret: string, raw: Buffer, headers: Record<string, string | string[] | undefined>): SignatureProblem | null {
+    const timestamp = header(headers, TIMESTAMP_HEADER);
+    // no-signature-check still refuses a missing or stale timestamp: it breaks one rule only.
+    const signature = this.breaks.has('no-signature-check') && timestamp !== undefined ? signCasinoRequest(secret, timestamp, raw) : header(headers, SIGNATURE_HEADER);
+    const maxSkewSeconds = this.breaks.has('no-timestamp-check') ? Number.POSITIVE_INFINITY : (this.options.maxSkewSeconds ?? SIGNATURE_MAX_SKEW_SECONDS);
+    return casinoSignatureProblem(secret, timestamp, raw, signature, { maxSkewSeconds });
+  }
+
+  private json(answer: WalletAnswer): Outcome {
+    const outcome = json(answer);
+    return this.breaks.has('text-content-type') && outcome.kind === 'answer' ? { ...outcome, contentType: 'text/plain' } : outcome;
   }
 
   private apply(operation: SandboxOperation, body: Record<string, unknown>): WalletAnswer {
@@ -206,30 +237,30 @@ export class SandboxCasino {
   private async withFault(fault: Fault, apply: () => WalletAnswer, providerId: string, playerId: string): Promise<Outcome> {
     switch (fault.kind) {
       case 'insufficientFunds':
-        return json(walletError(400, 'INSUFFICIENT_FUNDS'));
+        return this.json(walletError(400, 'INSUFFICIENT_FUNDS'));
       case 'tokenExpired':
-        return json(walletError(fault.status ?? 401, 'TOKEN_EXPIRED'));
+        return this.json(walletError(fault.status ?? 401, 'TOKEN_EXPIRED'));
       case 'error':
         if (fault.applyFirst) apply();
-        return json(walletError(fault.status, fault.error ?? (fault.status >= 500 ? 'INTERNAL_ERROR' : 'REFUSED')));
+        return this.json(walletError(fault.status, fault.error ?? (fault.status >= 500 ? 'INTERNAL_ERROR' : 'REFUSED')));
       case 'malformed':
         if (fault.applyFirst) apply();
         return malformed(fault.body ?? 'not-json');
       case 'balanceAsString': {
         const answer = apply();
         const exact = this.book.exactBalance(providerId, playerId);
-        if (answer.status !== 200 || !exact) return json(answer);
-        return json({ status: 200, body: { ...answer.body, balance: fault.value ?? exact.toFixed(fault.decimals ?? 6) } });
+        if (answer.status !== 200 || !exact) return this.json(answer);
+        return this.json({ status: 200, body: { ...answer.body, balance: fault.value ?? exact.toFixed(fault.decimals ?? 6) } });
       }
       case 'delay': {
         if (fault.applyFirst) {
           const answer = apply();
           await this.sleep(fault.ms);
-          return json(answer);
+          return this.json(answer);
         }
         await this.sleep(fault.ms);
         // A stopped sandbox moves no money after its caller is gone.
-        return this.stopped ? { kind: 'reset' } : json(apply());
+        return this.stopped ? { kind: 'reset' } : this.json(apply());
       }
       case 'reset':
         if (fault.applyFirst !== false) apply();
