@@ -1,0 +1,82 @@
+import { money } from '@relay/shared';
+import { is2xx } from '../kit';
+import { cents, fail, pass, text, type Check } from './check';
+import { appliedExactly, repeatMovesNothing } from './debit';
+
+/** Paying out: exactly the amount, once per transactionId, a 0 loss accepted; and exact arithmetic. */
+const CREDIT = money('1.23');
+const STEP = money('0.10');
+const STEPS = 10;
+
+export const creditChecks: Check[] = [
+  {
+    id: 'credit-applies',
+    required: true,
+    needs: ['balance-read'],
+    sends: `a credit of ${CREDIT.toFixed(2)} (NORMAL_WIN) for the funded player`,
+    why: 'A win the game paid must reach the player exactly, to the cent.',
+    async run(kit) {
+      const before = await kit.balanceOf('funded');
+      const body = kit.creditBody('funded', CREDIT, { previousTransactionId: kit.firstDebit?.body.transactionId });
+      const reply = await kit.send('credit', body);
+      const verdict = await appliedExactly(kit, reply, cents(before.plus(CREDIT)));
+      if (verdict.status === 'pass') kit.firstCredit = { body, reply, account: kit.accountIn(reply)! };
+      return verdict;
+    },
+  },
+  {
+    id: 'credit-idempotent',
+    required: true,
+    needs: ['credit-applies'],
+    sends: 'the same credit again, same transactionId',
+    why: 'The relay repeats a credit whose answer it never got (and games retry cash-ins for days); paying twice is money lost.',
+    run: (kit) => repeatMovesNothing(kit, 'firstCredit'),
+  },
+  {
+    id: 'credit-zero',
+    required: true,
+    needs: ['balance-read'],
+    sends: 'a credit of 0 with reason BET_LOST',
+    why: 'Every bet is settled by exactly one credit, a lost one by a credit of 0; refusing it leaves the round open forever.',
+    async run(kit) {
+      const before = await kit.balanceOf('funded');
+      const reply = await kit.send('credit', kit.creditBody('funded', '0', { reason: 'BET_LOST', previousTransactionId: kit.firstDebit?.body.transactionId, betAmount: '1.00' }));
+      const after = await kit.balanceOf('funded');
+      const received = kit.describe(reply);
+      if (!is2xx(reply)) return fail(`expected 2xx, got ${reply.status ?? 'no answer'}`, received);
+      if (!after.eq(before)) return fail(`the balance moved from ${text(before)} to ${text(after)}`, received);
+      return pass('accepted; nothing moved', received);
+    },
+  },
+  {
+    id: 'round-ended',
+    required: true,
+    sends: 'a round-ended notification {providerId, groupId, roundId}',
+    why: 'The relay tells the casino a round is closed; an error answer is retried and shows as an undelivered notification.',
+    async run(kit) {
+      const body = { providerId: kit.config.providerId, groupId: `${kit.runId}-group`, roundId: kit.firstDebit?.body.roundId ?? kit.newId('round') };
+      const reply = await kit.send('round-ended', body);
+      const received = kit.describe(reply);
+      return is2xx(reply) ? pass(`accepted with ${reply.status}`, received) : fail(`expected 2xx, got ${reply.status ?? 'no answer'}`, received);
+    },
+  },
+  {
+    id: 'decimals',
+    required: true,
+    needs: ['debit-applies', 'credit-applies'],
+    sends: `${STEPS} debits of ${STEP.toFixed(2)}, then a credit of ${STEP.times(STEPS).toFixed(2)}`,
+    why: 'Balances kept in binary floating point drift by fractions of a cent that no reconciliation ever balances.',
+    async run(kit) {
+      const before = await kit.balanceOf('funded');
+      for (let i = 0; i < STEPS; i++) {
+        const reply = await kit.send('debit', kit.debitBody('funded', STEP));
+        if (!is2xx(reply)) return fail(`debit ${i + 1} of ${STEPS} answered ${reply.status ?? 'no answer'}`, kit.describe(reply));
+      }
+      const reply = await kit.send('credit', kit.creditBody('funded', STEP.times(STEPS)));
+      if (!is2xx(reply)) return fail(`the credit answered ${reply.status ?? 'no answer'}`, kit.describe(reply));
+      const after = await kit.balanceOf('funded');
+      const received = `balance ${text(before)} before, ${text(after)} after`;
+      return after.eq(before) ? pass('the balance came back exactly', received) : fail(`the balance is ${text(after)}, not exactly ${text(before)}`, received);
+    },
+  },
+];

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import {
+  interpretCasinoAnswer,
+  money,
+  type CasinoBalanceRequest,
+  type CasinoCreditRequest,
+  type CasinoDebitRequest,
+  type CasinoMoneyOperation,
+  type MoneyValue,
+} from '@relay/shared';
+import type { CertifyConfig, PlayerRole } from './config';
+import type { Reply, SendOptions, WalletLine } from './wallet';
+
+/**
+ * What every check works with: the config, the line to the wallet, fresh ids for this run, the
+ * request bodies of the protocol, and balance reading. A check ends early by throwing CheckFailed.
+ */
+export class CheckFailed extends Error {
+  constructor(
+    message: string,
+    readonly received?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a money answer said, when it is a usable account. */
+export interface Account {
+  /** Exactly as the casino wrote it (a float's rounding error shows here). */
+  exact: MoneyValue;
+  /** Rounded half-up to cents, as the relay reads it. */
+  cents: MoneyValue;
+}
+
+/** A money call a later check repeats with the same transactionId. */
+export interface MoneyCall {
+  body: CasinoDebitRequest | CasinoCreditRequest;
+  reply: Reply;
+  account: Account;
+}
+
+export interface CreditOptions {
+  reason?: string;
+  previousTransactionId?: string;
+  betAmount?: string;
+}
+
+export class Kit {
+  /** Unique per run, so every transactionId the kit sends is new to the casino. */
+  readonly runId = `certify-${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${randomUUID().slice(0, 8)}`;
+  /** Set by the checks that the idempotency checks repeat. */
+  firstDebit?: MoneyCall;
+  firstCredit?: MoneyCall;
+  private sequence = 0;
+
+  constructor(
+    readonly config: CertifyConfig,
+    readonly wallet: WalletLine,
+  ) {}
+
+  newId(kind: 'tx' | 'round'): string {
+    return `${this.runId}-${kind}-${++this.sequence}`;
+  }
+
+  has(role: PlayerRole): boolean {
+    return this.config.players[role] !== undefined;
+  }
+
+  balanceBody(role: PlayerRole, override?: { playerId: string; walletToken: string }): CasinoBalanceRequest {
+    const player = override ?? this.config.players[role];
+    if (!player) throw new Error(`no ${role} player in the config`);
+    return {
+      providerId: this.config.providerId,
+      playerId: player.playerId,
+      walletToken: player.walletToken,
+      sessionId: `${this.runId}-session`,
+      gameId: this.config.gameId,
+      currency: this.config.currency,
+    };
+  }
+
+  debitBody(role: PlayerRole, amount: MoneyValue | string): CasinoDebitRequest {
+    return { ...this.balanceBody(role), roundId: this.newId('round'), transactionId: this.newId('tx'), amount: money(amount.toString()).toNumber() };
+  }
+
+  creditBody(role: PlayerRole, amount: MoneyValue | string, options: CreditOptions = {}): CasinoCreditRequest {
+    const reason = options.reason ?? 'NORMAL_WIN';
+    const winning = reason === 'NORMAL_WIN';
+    return {
+      ...this.debitBody(role, amount),
+      reason,
+      appliedMultiplier: winning ? 1 : 0,
+      betAmount: money(options.betAmount ?? (winning ? amount.toString() : '0')).toNumber(),
+      ...(options.previousTransactionId ? { previousTransactionId: options.previousTransactionId } : {}),
+      isRetry: false,
+    };
+  }
+
+  send(operation: CasinoMoneyOperation | 'round-ended', body: object, options?: SendOptions): Promise<Reply> {
+    return this.wallet.send(operation, body, options);
+  }
+
+  /** The exact balance of a test player; fails the check when the casino does not give one. */
+  async balanceOf(role: PlayerRole): Promise<MoneyValue> {
+    const reply = await this.send('balance', this.balanceBody(role));
+    const account = this.accountIn(reply);
+    if (!account) throw new CheckFailed(`could not read the ${role} player's balance`, this.describe(reply));
+    return account.exact;
+  }
+
+  /** The account in a 2xx money answer, or null when the relay could not use the answer. */
+  accountIn(reply: Reply): Account | null {
+    if (reply.status === undefined) return null;
+    const verdict = interpretCasinoAnswer(reply.operation, reply.status, reply.text);
+    if (!verdict.ok || !('balance' in verdict)) return null;
+    const value = (JSON.parse(reply.text) as { balance: number | string }).balance;
+    const exact = money(typeof value === 'string' ? value.trim() : String(value));
+    return { exact, cents: money(String(verdict.balance)) };
+  }
+
+  /** "401 {"error":"BAD_SIGNATURE"}" with every secret of the config blanked out. */
+  describe(reply: Reply): string {
+    if (reply.status === undefined) return `no answer: ${reply.transportError ?? 'network error'}`;
+    const text = reply.text.length > 120 ? `${reply.text.slice(0, 117)}...` : reply.text;
+    return `${reply.status} ${this.redact(text)}`.trim();
+  }
+
+  redact(text: string): string {
+    const secrets = [this.config.walletSecret, ...Object.values(this.config.players).map((p) => p?.walletToken)];
+    return secrets.reduce<string>((acc, s) => (s ? acc.split(s).join('[redacted]') : acc), text);
+  }
+
+  /** "1.23 EUR" */
+  amount(value: MoneyValue | string): string {
+    return `${money(value.toString()).toFixed(2)} ${this.config.currency}`;
+  }
+}
+
+export const is2xx = (reply: Reply): boolean => reply.status !== undefined && reply.status >= 200 && reply.status < 300;
+export const is4xx = (reply: Reply): boolean => reply.status !== undefined && reply.status >= 400 && reply.status < 500;
