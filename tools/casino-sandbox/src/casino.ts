@@ -53,7 +53,7 @@ export interface SandboxCasinoOptions {
 }
 
 /** How long the debit-race break "waits on its store" between the idempotency check and the write. */
-const RACE_WINDOW_MS = 50;
+const RACE_WINDOW_MS = 150;
 
 export class SandboxCasino {
   /** The rules this sandbox breaks on purpose; empty for an honest casino. */
