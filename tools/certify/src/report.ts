@@ -5,7 +5,7 @@ import type { Report } from './certify';
 /** The three ways a run is reported: a table for people, JSON for scripts, JUnit XML for CI. */
 export function reportTable(report: Report, width = 150): string {
   // Six columns sharing the width; sent, received and why get the room.
-  const fixed = [20, 10, 9];
+  const fixed = [21, 10, 9];
   const rest = Math.max(60, width - fixed.reduce((a, b) => a + b, 0) - 7);
   const table = new Table({
     head: ['check', 'kind', 'result', 'sent', 'received', 'why it matters'],

@@ -12,7 +12,7 @@ export const accessChecks: Check[] = [
     required: true,
     needs: ['balance-read'],
     sends: 'a debit of 1.00 for the funded player signed with a wrong secret',
-    why: 'Without the signature check anyone who finds the wallet URL can debit or credit any player.',
+    why: "Without it anyone who finds the wallet URL can move any player's money.",
     run: (kit) => refusedAndUnmoved(kit, 'funded', () => kit.send('debit', kit.debitBody('funded', '1.00'), { secret: `wrong-${randomUUID()}` })),
   },
   {
@@ -20,7 +20,7 @@ export const accessChecks: Check[] = [
     required: true,
     needs: ['balance-read'],
     sends: 'a debit of 1.00, correctly signed, with a timestamp six minutes old',
-    why: 'A captured request replayed later must not move money again; the relay never sends a timestamp older than a few seconds.',
+    why: 'A captured request replayed later must not move money again.',
     run: (kit) =>
       refusedAndUnmoved(kit, 'funded', () => kit.send('debit', kit.debitBody('funded', '1.00'), { timestamp: Math.floor(Date.now() / 1000) - STALE_SECONDS })),
   },
@@ -29,7 +29,7 @@ export const accessChecks: Check[] = [
     required: true,
     player: 'expired',
     sends: "a balance read with the expired player's walletToken",
-    why: 'The relay tells the game the session is over only when the casino answers TOKEN_EXPIRED or 401; anything else looks like an outage.',
+    why: 'Only TOKEN_EXPIRED or 401 tells the game the session is over; anything else looks like an outage.',
     async run(kit) {
       const reply = await kit.send('balance', kit.balanceBody('expired'));
       const received = kit.describe(reply);
@@ -44,7 +44,7 @@ export const accessChecks: Check[] = [
     id: 'unknown-player',
     required: true,
     sends: 'a balance read for a playerId the casino has never seen',
-    why: 'A wallet that opens accounts on the fly lets a mistyped or forged playerId play with money nobody holds.',
+    why: 'A wallet that opens accounts on the fly lets a forged playerId play.',
     async run(kit) {
       const stranger = { playerId: `${kit.runId}-unknown-player`, walletToken: `unknown-${randomUUID()}` };
       const reply = await kit.send('balance', kit.balanceBody('funded', stranger));

@@ -14,7 +14,7 @@ export const creditChecks: Check[] = [
     required: true,
     needs: ['balance-read'],
     sends: `a credit of ${CREDIT.toFixed(2)} (NORMAL_WIN) for the funded player`,
-    why: 'A win the game paid must reach the player exactly, to the cent.',
+    why: 'A win must reach the player exactly, to the cent.',
     async run(kit) {
       const before = await kit.balanceOf('funded');
       const body = kit.creditBody('funded', CREDIT, { previousTransactionId: kit.firstDebit?.body.transactionId });
@@ -29,7 +29,7 @@ export const creditChecks: Check[] = [
     required: true,
     needs: ['credit-applies'],
     sends: 'the same credit again, same transactionId',
-    why: 'The relay repeats a credit whose answer it never got (and games retry cash-ins for days); paying twice is money lost.',
+    why: 'Credits are repeated until answered, for days; paying twice loses money.',
     run: (kit) => repeatMovesNothing(kit, 'firstCredit'),
   },
   {
@@ -37,7 +37,7 @@ export const creditChecks: Check[] = [
     required: true,
     needs: ['balance-read'],
     sends: 'a credit of 0 with reason BET_LOST',
-    why: 'Every bet is settled by exactly one credit, a lost one by a credit of 0; refusing it leaves the round open forever.',
+    why: 'A lost bet is settled by a credit of 0; refusing it leaves the round open forever.',
     async run(kit) {
       const before = await kit.balanceOf('funded');
       const reply = await kit.send('credit', kit.creditBody('funded', '0', { reason: 'BET_LOST', previousTransactionId: kit.firstDebit?.body.transactionId, betAmount: '1.00' }));
@@ -52,7 +52,7 @@ export const creditChecks: Check[] = [
     id: 'round-ended',
     required: true,
     sends: 'a round-ended notification {providerId, groupId, roundId}',
-    why: 'The relay tells the casino a round is closed; an error answer is retried and shows as an undelivered notification.',
+    why: 'Closes the round at the casino; an error is retried and reported as undelivered.',
     async run(kit) {
       const body = { providerId: kit.config.providerId, groupId: `${kit.runId}-group`, roundId: kit.firstDebit?.body.roundId ?? kit.newId('round') };
       const reply = await kit.send('round-ended', body);
@@ -65,7 +65,7 @@ export const creditChecks: Check[] = [
     required: true,
     needs: ['debit-applies', 'credit-applies'],
     sends: `${STEPS} debits of ${STEP.toFixed(2)}, then a credit of ${STEP.times(STEPS).toFixed(2)}`,
-    why: 'Balances kept in binary floating point drift by fractions of a cent that no reconciliation ever balances.',
+    why: 'Binary floating point drifts by fractions of a cent that never reconcile.',
     async run(kit) {
       const before = await kit.balanceOf('funded');
       for (let i = 0; i < STEPS; i++) {

@@ -12,11 +12,15 @@ export const debitChecks: Check[] = [
     id: 'balance-read',
     required: true,
     sends: 'a balance read for the funded player',
-    why: 'Every game starts from this balance; an answer the relay cannot read fails every game with INVALID_PROVIDER_RESPONSE.',
+    why: 'Every game starts from this balance; an answer the relay cannot read fails every game.',
     async run(kit) {
       const reply = await kit.send('balance', kit.balanceBody('funded'));
       const account = kit.accountIn(reply);
-      if (!account) return fail('expected 2xx with a non-negative "balance" (a number or a numeric string)', kit.describe(reply));
+      if (!account) {
+        // A refusal here is most often the config: the secret or the funded player's token.
+        const hint = reply.status === 401 || reply.status === 403 ? '; check walletSecret and players.funded in the config' : '';
+        return fail(`expected 2xx with a non-negative "balance" (a number or a numeric string)${hint}`, kit.describe(reply));
+      }
       return pass(`balance ${text(account.exact)}`, kit.describe(reply));
     },
   },
@@ -25,7 +29,7 @@ export const debitChecks: Check[] = [
     required: true,
     needs: ['balance-read'],
     sends: `a debit of ${DEBIT.toFixed(2)} for the funded player`,
-    why: 'The bet the game accepted must be exactly the money the player lost, to the cent.',
+    why: 'The bet the game accepted must be exactly what the player lost, to the cent.',
     async run(kit) {
       const before = await kit.balanceOf('funded');
       const body = kit.debitBody('funded', DEBIT);
@@ -40,7 +44,7 @@ export const debitChecks: Check[] = [
     required: true,
     needs: ['debit-applies'],
     sends: 'the same debit again, same transactionId',
-    why: 'The relay repeats a debit whose answer it never got; a casino that applies it again takes the bet twice.',
+    why: 'The relay repeats a debit whose answer it lost; applying it again takes the bet twice.',
     run: (kit) => repeatMovesNothing(kit, 'firstDebit'),
   },
   {
@@ -48,7 +52,7 @@ export const debitChecks: Check[] = [
     required: true,
     needs: ['debit-idempotent'],
     sends: `two identical debits of ${CONCURRENT_DEBIT.toFixed(2)} (one transactionId) at the same moment`,
-    why: 'A repeat can arrive while the first call is still being processed; the check-then-write must be atomic.',
+    why: 'A repeat can arrive while the first is in progress; check-then-write must be atomic.',
     async run(kit) {
       // Two connections open before the race, so both debits leave at once.
       await Promise.all([kit.send('balance', kit.balanceBody('funded')), kit.send('balance', kit.balanceBody('funded'))]);
@@ -68,7 +72,7 @@ export const debitChecks: Check[] = [
     required: true,
     needs: ['balance-read'],
     sends: 'a debit of 1.00 more than the poor player holds (the funded player when the config has no poor one)',
-    why: 'A 4xx tells the game the bet was refused; a 5xx means "unknown", and the relay then refunds a bet that never existed.',
+    why: 'A 4xx refuses the bet; a 5xx means "unknown" and makes the relay refund a bet that never existed.',
     async run(kit): Promise<Verdict> {
       const role = kit.has('poor') ? 'poor' : 'funded';
       const amount = (await kit.balanceOf(role)).toDecimalPlaces(2, Decimal.ROUND_UP).plus(1);
