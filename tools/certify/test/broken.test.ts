@@ -1,5 +1,5 @@
 import { SANDBOX_BREAKS, type SandboxBreak } from '@relay/casino-sandbox';
-import { certifyCasino } from '../src';
+import { certifyCasino, reportJunit } from '../src';
 import { config, sandboxCasino } from './support';
 
 /**
@@ -59,6 +59,21 @@ describe('relay-certify against sandbox casinos that each break one rule', () =>
       }
     },
   );
+
+  it('When round-ended answers after 400 ms, then only the advisory latency check flags it, the run is certified, and JUnit counts no failure', async () => {
+    const sandbox = await sandboxCasino();
+    try {
+      sandbox.setFault({ operation: 'round-ended' }, { kind: 'delay', ms: 400 });
+      const report = await certifyCasino(config(sandbox));
+      expect(report.checks.filter((c) => c.status !== 'pass').map((c) => [c.id, c.detail])).toEqual([['latency-round-ended', expect.stringMatching(/^p95 \d+ ms is above the 300 ms target$/)]]);
+      expect(report.exitCode).toBe(0);
+      const junit = reportJunit(report);
+      expect(junit).toMatch(/<testsuites name="relay-certify" tests="20" failures="0"/);
+      expect(junit).toMatch(/<testcase name="latency-round-ended" classname="relay-certify.advisory">\s*<system-out>advisory fail: p95/);
+    } finally {
+      await sandbox.close();
+    }
+  });
 
   it('When debits are not idempotent, then the report says the repeat moved money and the sandbox journal shows it did', async () => {
     const sandbox = await sandboxCasino(['non-idempotent-debit']);

@@ -1,6 +1,6 @@
 import type { CasinoSandbox } from '@relay/casino-sandbox';
 import { certifyCasino, REQUIRED_CHECK_IDS } from '../src';
-import { balances, config, sandboxCasino, START } from './support';
+import { balances, config, PROVIDER, sandboxCasino, START } from './support';
 
 let sandbox: CasinoSandbox;
 
@@ -64,6 +64,19 @@ describe('relay-certify against the honest sandbox casino', () => {
     expect(amount).toBeGreaterThan(140);
     expect(report.exitCode).toBe(0);
     expect(balances(sandbox)).toEqual(before);
+  });
+
+  it('When the wallet writes balances as numeric strings with six decimals, then every required check still passes', async () => {
+    const fault = sandbox.setFault({ providerId: PROVIDER }, { kind: 'balanceAsString', decimals: 6 });
+    try {
+      const report = await certifyCasino(config(sandbox));
+      expect(report.checks.find((c) => c.id === 'balance-read')?.received).toMatch(/^200 \{"balance":"150\.000000"\}$/);
+      expect(report.checks.find((c) => c.id === 'debit-applies')?.received).toMatch(/^200 \{"balance":"\d+\.770000"\}$/);
+      expect(report.checks.filter((c) => c.required && c.status !== 'pass').map((c) => c.id)).toEqual([]);
+      expect(report.exitCode).toBe(0);
+    } finally {
+      sandbox.removeFault(fault);
+    }
   });
 
   it('When the kit reports, then no walletToken or walletSecret appears anywhere in it', async () => {
