@@ -1,7 +1,7 @@
-import type { MoneyValue } from '@relay/shared';
+import { money, type MoneyValue } from '@relay/shared';
 import { CHECKS, type Check, type CheckStatus } from './checks';
 import { SetupError, type CertifyConfig, type PlayerRole } from './config';
-import { CheckFailed, Kit } from './kit';
+import { CheckFailed, is2xx, Kit } from './kit';
 import { WalletLine } from './wallet';
 
 /**
@@ -39,6 +39,7 @@ export interface Report {
 
 /** The funded player must afford every debit of the run with room to spare. */
 export const MIN_FUNDED_BALANCE = 100;
+const RESTORE_STAKE = money('0.01');
 
 export async function certifyCasino(config: CertifyConfig, options: { onCheck?: (check: CheckReport) => void } = {}): Promise<Report> {
   const started = Date.now();
@@ -94,7 +95,7 @@ async function startingBalances(kit: Kit): Promise<Map<PlayerRole, MoneyValue>> 
 }
 
 /**
- * Credits back what the run took (or debits what a broken wallet gave), with fresh
+ * Gives back what the run took (or takes back what a broken wallet gave) with fresh
  * transactionIds, so the kit can run against a staging wallet every night.
  */
 async function restoreBalances(kit: Kit, found: Map<PlayerRole, MoneyValue>): Promise<BalanceNote[]> {
@@ -102,15 +103,20 @@ async function restoreBalances(kit: Kit, found: Map<PlayerRole, MoneyValue>): Pr
   for (const [player, before] of found) {
     let now = await kit.balanceOf(player).catch(() => undefined);
     const gap = now && before.minus(now).toDecimalPlaces(2);
-    if (now && gap && !gap.isZero()) {
-      const fix = gap.isPos()
-        ? kit.send('credit', kit.creditBody(player, gap, { reason: 'REVERSE_FUND' }))
-        : kit.send('debit', kit.debitBody(player, gap.negated()));
-      await fix;
+    if (gap && !gap.isZero()) {
+      await putBack(kit, player, gap);
       now = await kit.balanceOf(player).catch(() => undefined);
     }
     const restored = now !== undefined && now.toDecimalPlaces(2).eq(before.toDecimalPlaces(2));
     notes.push({ player, before: before.toString(), after: now?.toString() ?? 'unreadable', restored });
   }
   return notes;
+}
+
+/** The correction as ordinary game traffic: a bet of 0.01 that wins the gap back, or a bet of the excess that is lost. */
+async function putBack(kit: Kit, player: PlayerRole, gap: MoneyValue): Promise<void> {
+  const owed = gap.isPos();
+  const bet = kit.debitBody(player, owed ? RESTORE_STAKE : gap.negated());
+  if (!is2xx(await kit.send('debit', bet))) return;
+  await kit.send('credit', owed ? kit.creditBody(bet, gap.plus(RESTORE_STAKE)) : kit.creditBody(bet, '0', 'BET_LOST'));
 }

@@ -39,11 +39,8 @@ export interface MoneyCall {
   account: Account;
 }
 
-export interface CreditOptions {
-  reason?: string;
-  previousTransactionId?: string;
-  betAmount?: string;
-}
+/** What a credit pays: a win (NORMAL_WIN) or a loss (BET_LOST, 0) settling one of the kit's bets. */
+export type CreditReason = 'NORMAL_WIN' | 'BET_LOST';
 
 export class Kit {
   /** Unique per run, so every transactionId the kit sends is new to the casino. */
@@ -83,15 +80,21 @@ export class Kit {
     return { ...this.balanceBody(role), roundId: this.newId('round'), transactionId: this.newId('tx'), amount: money(amount.toString()).toNumber() };
   }
 
-  creditBody(role: PlayerRole, amount: MoneyValue | string, options: CreditOptions = {}): CasinoCreditRequest {
-    const reason = options.reason ?? 'NORMAL_WIN';
-    const winning = reason === 'NORMAL_WIN';
+  /**
+   * A credit settling `bet` (its round, its transactionId as previousTransactionId, its amount as
+   * betAmount), the way a game settles a bet, so a wallet that checks the bet exists accepts it.
+   */
+  creditBody(bet: CasinoDebitRequest, amount: MoneyValue | string, reason: CreditReason = 'NORMAL_WIN'): CasinoCreditRequest {
+    const paid = money(amount.toString());
+    const stake = money(String(bet.amount));
     return {
-      ...this.debitBody(role, amount),
+      ...bet,
+      transactionId: this.newId('tx'),
+      amount: paid.toNumber(),
       reason,
-      appliedMultiplier: winning ? 1 : 0,
-      betAmount: money(options.betAmount ?? (winning ? amount.toString() : '0')).toNumber(),
-      ...(options.previousTransactionId ? { previousTransactionId: options.previousTransactionId } : {}),
+      appliedMultiplier: reason === 'NORMAL_WIN' && !stake.isZero() ? paid.div(stake).toDecimalPlaces(2).toNumber() : 0,
+      betAmount: stake.toNumber(),
+      previousTransactionId: bet.transactionId,
       isRetry: false,
     };
   }

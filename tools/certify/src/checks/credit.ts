@@ -1,5 +1,5 @@
 import { money } from '@relay/shared';
-import { is2xx } from '../kit';
+import { CheckFailed, is2xx } from '../kit';
 import { cents, fail, pass, text, type Check } from './check';
 import { appliedExactly, repeatMovesNothing } from './debit';
 
@@ -7,17 +7,18 @@ import { appliedExactly, repeatMovesNothing } from './debit';
 const CREDIT = money('1.23');
 const STEP = money('0.10');
 const STEPS = 10;
+const LOST_BET = money('1.00');
 
 export const creditChecks: Check[] = [
   {
     id: 'credit-applies',
     required: true,
-    needs: ['balance-read'],
-    sends: `a credit of ${CREDIT.toFixed(2)} (NORMAL_WIN) for the funded player`,
+    needs: ['debit-applies'],
+    sends: `a credit of ${CREDIT.toFixed(2)} (NORMAL_WIN) settling the debit of debit-applies`,
     why: 'A win must reach the player exactly, to the cent.',
     async run(kit) {
       const before = await kit.balanceOf('funded');
-      const body = kit.creditBody('funded', CREDIT, { previousTransactionId: kit.firstDebit?.body.transactionId });
+      const body = kit.creditBody(kit.firstDebit!.body, CREDIT);
       const reply = await kit.send('credit', body);
       const verdict = await appliedExactly(kit, reply, cents(before.plus(CREDIT)));
       if (verdict.status === 'pass') kit.firstCredit = { body, reply, account: kit.accountIn(reply)! };
@@ -35,12 +36,15 @@ export const creditChecks: Check[] = [
   {
     id: 'credit-zero',
     required: true,
-    needs: ['balance-read'],
-    sends: 'a credit of 0 with reason BET_LOST',
+    needs: ['debit-applies'],
+    sends: `a bet of ${LOST_BET.toFixed(2)}, then a credit of 0 with reason BET_LOST settling it`,
     why: 'A lost bet is settled by a credit of 0; refusing it leaves the round open forever.',
     async run(kit) {
+      const bet = kit.debitBody('funded', LOST_BET);
+      const placed = await kit.send('debit', bet);
+      if (!is2xx(placed)) throw new CheckFailed(`the bet was not accepted: ${placed.status ?? 'no answer'}`, kit.describe(placed));
       const before = await kit.balanceOf('funded');
-      const reply = await kit.send('credit', kit.creditBody('funded', '0', { reason: 'BET_LOST', previousTransactionId: kit.firstDebit?.body.transactionId, betAmount: '1.00' }));
+      const reply = await kit.send('credit', kit.creditBody(bet, '0', 'BET_LOST'));
       const after = await kit.balanceOf('funded');
       const received = kit.describe(reply);
       if (!is2xx(reply)) return fail(`expected 2xx, got ${reply.status ?? 'no answer'}`, received);
@@ -64,15 +68,17 @@ export const creditChecks: Check[] = [
     id: 'decimals',
     required: true,
     needs: ['debit-applies', 'credit-applies'],
-    sends: `${STEPS} debits of ${STEP.toFixed(2)}, then a credit of ${STEP.times(STEPS).toFixed(2)}`,
+    sends: `${STEPS} debits of ${STEP.toFixed(2)}, then a credit of ${STEP.times(STEPS).toFixed(2)} settling the last`,
     why: 'Binary floating point drifts by fractions of a cent that never reconcile.',
     async run(kit) {
       const before = await kit.balanceOf('funded');
-      for (let i = 0; i < STEPS; i++) {
-        const reply = await kit.send('debit', kit.debitBody('funded', STEP));
+      const bets = Array.from({ length: STEPS }, () => kit.debitBody('funded', STEP));
+      for (const [i, bet] of bets.entries()) {
+        const reply = await kit.send('debit', bet);
         if (!is2xx(reply)) return fail(`debit ${i + 1} of ${STEPS} answered ${reply.status ?? 'no answer'}`, kit.describe(reply));
       }
-      const reply = await kit.send('credit', kit.creditBody('funded', STEP.times(STEPS)));
+      // The last bet wins ten times its stake: the run gives back exactly what it took.
+      const reply = await kit.send('credit', kit.creditBody(bets[STEPS - 1], STEP.times(STEPS)));
       if (!is2xx(reply)) return fail(`the credit answered ${reply.status ?? 'no answer'}`, kit.describe(reply));
       const after = await kit.balanceOf('funded');
       const received = `balance ${text(before)} before, ${text(after)} after`;
