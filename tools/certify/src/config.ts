@@ -17,6 +17,8 @@ export const configSchema = z.strictObject({
   gameId: z.number().int().nonnegative().default(1),
   /** The relay's CASINO_TIMEOUT_MS: longer than this is an outage for the relay. */
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /** The advisory latency target: p95 of each operation at or below it. */
+  latencyTargetMs: z.number().int().min(1).max(120_000).default(300),
 });
 
 export type CertifyConfig = z.infer<typeof configSchema>;

@@ -60,12 +60,12 @@ describe('relay-certify against sandbox casinos that each break one rule', () =>
     },
   );
 
-  it('When round-ended answers after 400 ms, then only the advisory latency check flags it, the run is certified, and JUnit counts no failure', async () => {
+  it('When round-ended answers slower than the latency target, then only the advisory latency check flags it, the run is certified, and JUnit counts no failure', async () => {
     const sandbox = await sandboxCasino();
     try {
-      sandbox.setFault({ operation: 'round-ended' }, { kind: 'delay', ms: 400 });
+      sandbox.setFault({ operation: 'round-ended' }, { kind: 'delay', ms: 2500 });
       const report = await certifyCasino(config(sandbox));
-      expect(report.checks.filter((c) => c.status !== 'pass').map((c) => [c.id, c.detail])).toEqual([['latency-round-ended', expect.stringMatching(/^p95 \d+ ms is above the 300 ms target$/)]]);
+      expect(report.checks.filter((c) => c.status !== 'pass').map((c) => [c.id, c.detail])).toEqual([['latency-round-ended', expect.stringMatching(/^p95 \d+ ms is above the 2000 ms target$/)]]);
       expect(report.exitCode).toBe(0);
       const junit = reportJunit(report);
       expect(junit).toMatch(/<testsuites name="relay-certify" tests="20" failures="0"/);

@@ -6,6 +6,8 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { configInput, run, sandboxCasino } from './support';
 
 /** The commands a casino runs, as real processes: `npm run certify`, `npx relay-certify`, the bin itself. */
+// Starting npm, npx and node several times in one test is slow on a busy machine.
+jest.setTimeout(120_000);
 const BIN = 'tools/certify/bin/relay-certify.js';
 let honest: CasinoSandbox;
 let broken: CasinoSandbox;

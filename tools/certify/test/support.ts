@@ -30,6 +30,8 @@ export function configInput(sandbox: CasinoSandbox, players: Partial<Record<'poo
       ...(players.expired === false ? {} : { expired: { playerId: 'expired-1', walletToken: 'wt-expired-old' } }),
     },
     timeoutMs: 5000,
+    // The machine running the tests may be busy: latency findings are tested on purpose, with a delay above this.
+    latencyTargetMs: 2000,
   };
 }
 
