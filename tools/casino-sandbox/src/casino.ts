@@ -161,7 +161,8 @@ export class SandboxCasino {
   async handle(operation: SandboxOperation, raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<Outcome> {
     const record: CallRecord = { seq: this.callLog.length + 1, at: new Date().toISOString(), operation, body: null, signature: 'unchecked' };
     this.callLog.push(record);
-    const outcome = await this.answer(operation, raw, headers, record);
+    const answered = await this.answer(operation, raw, headers, record);
+    const outcome = this.breaks.has('text-content-type') && answered.kind === 'answer' ? { ...answered, contentType: 'text/plain' } : answered;
     if (outcome.kind === 'reset') record.reset = true;
     else record.status = outcome.status;
     this.options.onCall?.(record);
@@ -170,7 +171,7 @@ export class SandboxCasino {
 
   private async answer(operation: SandboxOperation, raw: Buffer, headers: Record<string, string | string[] | undefined>, record: CallRecord): Promise<Outcome> {
     const body = parseObject(raw);
-    if (!body) return this.json(walletError(400, 'BAD_REQUEST', 'body must be a JSON object'));
+    if (!body) return json(walletError(400, 'BAD_REQUEST', 'body must be a JSON object'));
     const { walletToken, ...safe } = body;
     record.body = safe;
     for (const k of ['providerId', 'playerId', 'transactionId', 'roundId'] as const) if (typeof body[k] === 'string') record[k] = body[k];
@@ -180,11 +181,11 @@ export class SandboxCasino {
     if (secret !== undefined) {
       const problem = this.signatureProblem(secret, raw, headers);
       record.signature = problem ?? 'valid';
-      if (problem) return this.json(walletError(401, 'BAD_SIGNATURE'));
+      if (problem) return json(walletError(401, 'BAD_SIGNATURE'));
     }
     const problem = bodyProblem(operation, body);
-    if (problem) return this.json(walletError(400, 'BAD_REQUEST', problem));
-    if (operation === 'round-ended' && this.breaks.has('round-ended-fails')) return this.json(walletError(500, 'INTERNAL_ERROR'));
+    if (problem) return json(walletError(400, 'BAD_REQUEST', problem));
+    if (operation === 'round-ended' && this.breaks.has('round-ended-fails')) return json(walletError(500, 'INTERNAL_ERROR'));
     if (operation === 'debit' && this.breaks.has('debit-race') && !this.book.seen(providerId, body.transactionId)) {
       // The broken casino looked the transactionId up, found nothing, and writes after a slow
       // round trip to its store without looking again: a second identical debit slips through.
@@ -192,7 +193,7 @@ export class SandboxCasino {
       if (this.stopped) return { kind: 'reset' };
       const answer = this.book.debit({ ...body, providerId, playerId: String(body.playerId) }, false);
       record.applied = answer.applied ?? false;
-      return this.json(answer);
+      return json(answer);
     }
 
     const fault = this.faultBook.take({ providerId, playerId: record.playerId, operation });
@@ -203,7 +204,7 @@ export class SandboxCasino {
       if (answer.replayed) record.replayed = true;
       return answer;
     };
-    return fault ? this.withFault(fault, apply, providerId, record.playerId ?? '') : this.json(apply());
+    return fault ? this.withFault(fault, apply, providerId, record.playerId ?? '') : json(apply());
   }
 
   private signatureProblem(secret: string, raw: Buffer, headers: Record<string, string | string[] | undefined>): SignatureProblem | null {
@@ -214,10 +215,6 @@ export class SandboxCasino {
     return casinoSignatureProblem(secret, timestamp, raw, signature, { maxSkewSeconds });
   }
 
-  private json(answer: WalletAnswer): Outcome {
-    const outcome = json(answer);
-    return this.breaks.has('text-content-type') && outcome.kind === 'answer' ? { ...outcome, contentType: 'text/plain' } : outcome;
-  }
 
   private apply(operation: SandboxOperation, body: Record<string, unknown>): WalletAnswer {
     const req = { ...body, providerId: String(body.providerId), playerId: String(body.playerId) };
@@ -237,30 +234,30 @@ export class SandboxCasino {
   private async withFault(fault: Fault, apply: () => WalletAnswer, providerId: string, playerId: string): Promise<Outcome> {
     switch (fault.kind) {
       case 'insufficientFunds':
-        return this.json(walletError(400, 'INSUFFICIENT_FUNDS'));
+        return json(walletError(400, 'INSUFFICIENT_FUNDS'));
       case 'tokenExpired':
-        return this.json(walletError(fault.status ?? 401, 'TOKEN_EXPIRED'));
+        return json(walletError(fault.status ?? 401, 'TOKEN_EXPIRED'));
       case 'error':
         if (fault.applyFirst) apply();
-        return this.json(walletError(fault.status, fault.error ?? (fault.status >= 500 ? 'INTERNAL_ERROR' : 'REFUSED')));
+        return json(walletError(fault.status, fault.error ?? (fault.status >= 500 ? 'INTERNAL_ERROR' : 'REFUSED')));
       case 'malformed':
         if (fault.applyFirst) apply();
         return malformed(fault.body ?? 'not-json');
       case 'balanceAsString': {
         const answer = apply();
         const exact = this.book.exactBalance(providerId, playerId);
-        if (answer.status !== 200 || !exact) return this.json(answer);
-        return this.json({ status: 200, body: { ...answer.body, balance: fault.value ?? exact.toFixed(fault.decimals ?? 6) } });
+        if (answer.status !== 200 || !exact) return json(answer);
+        return json({ status: 200, body: { ...answer.body, balance: fault.value ?? exact.toFixed(fault.decimals ?? 6) } });
       }
       case 'delay': {
         if (fault.applyFirst) {
           const answer = apply();
           await this.sleep(fault.ms);
-          return this.json(answer);
+          return json(answer);
         }
         await this.sleep(fault.ms);
         // A stopped sandbox moves no money after its caller is gone.
-        return this.stopped ? { kind: 'reset' } : this.json(apply());
+        return this.stopped ? { kind: 'reset' } : json(apply());
       }
       case 'reset':
         if (fault.applyFirst !== false) apply();

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { certifyCasino } from './certify';
 import { loadConfig, SetupError } from './config';
@@ -32,11 +33,11 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
     return 2;
   }
   try {
-    const config = await loadConfig(args.values.config);
+    const config = await loadConfig(fromCaller(args.values.config));
     const report = await certifyCasino(config, { onCheck: (c) => err.write(`${c.status.padEnd(7)} ${c.id}\n`) });
     out.write(reportTable(report, Math.max(120, (process.stdout as { columns?: number }).columns ?? 150)));
-    if (args.values.json) await writeFile(args.values.json, reportJson(report));
-    if (args.values.junit) await writeFile(args.values.junit, reportJunit(report));
+    if (args.values.json) await writeFile(fromCaller(args.values.json), reportJson(report));
+    if (args.values.junit) await writeFile(fromCaller(args.values.junit), reportJunit(report));
     return report.exitCode;
   } catch (e) {
     if (!(e instanceof SetupError)) throw e;
@@ -51,4 +52,9 @@ function parse(argv: string[]) {
     allowPositionals: true,
     options: { config: { type: 'string' }, json: { type: 'string' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
+}
+
+/** `npm run` moves to the repository root; a relative path means the directory the caller ran it from. */
+function fromCaller(file: string): string {
+  return path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
 }

@@ -76,6 +76,13 @@ describe('relay-certify command', () => {
     ]);
   });
 
+  it('When npm started the command from another directory, then relative --config and --json paths mean that directory', async () => {
+    await file('relative.json', configInput(honest));
+    const r = await run('node', [BIN, 'casino', '--config', 'relative.json', '--json', 'relative-report.json'], { INIT_CWD: dir });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(await readFile(path.join(dir, 'relative-report.json'), 'utf8'))).toHaveProperty('checks');
+  });
+
   it('When the config is missing, not JSON, or wrong, then it exits 2 naming the problem and never echoing a secret', async () => {
     const noFile = await run('node', [BIN, 'casino', '--config', path.join(dir, 'absent.json')]);
     expect(noFile).toMatchObject({ code: 2, stderr: expect.stringContaining('cannot read the config file') });

@@ -51,9 +51,9 @@ export interface Run {
 }
 
 /** Runs a command from the repository root without blocking this process (the sandbox lives here). */
-export function run(command: string, args: string[], timeoutMs = 60_000): Promise<Run> {
+export function run(command: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
