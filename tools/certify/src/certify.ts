@@ -79,7 +79,7 @@ async function runCheck(kit: Kit, check: Check, done: readonly CheckReport[]): P
 async function startingBalances(kit: Kit): Promise<Map<PlayerRole, MoneyValue>> {
   const found = new Map<PlayerRole, MoneyValue>();
   const reply = await kit.send('balance', kit.balanceBody('funded'));
-  if (reply.status === undefined) throw new SetupError(`cannot reach the wallet at ${kit.config.walletUrl}: ${reply.transportError}`);
+  if (reply.status === undefined) throw new SetupError(`cannot reach the wallet at ${shownUrl(kit.config.walletUrl)}: ${reply.transportError}`);
   const funded = kit.accountIn(reply);
   if (funded) {
     if (funded.cents.lt(MIN_FUNDED_BALANCE)) {
@@ -119,4 +119,10 @@ async function putBack(kit: Kit, player: PlayerRole, gap: MoneyValue): Promise<v
   const bet = kit.debitBody(player, owed ? RESTORE_STAKE : gap.negated());
   if (!is2xx(await kit.send('debit', bet))) return;
   await kit.send('credit', owed ? kit.creditBody(bet, gap.plus(RESTORE_STAKE)) : kit.creditBody(bet, '0', 'BET_LOST'));
+}
+
+/** Without user info or query string: either may hold a credential. */
+function shownUrl(walletUrl: string): string {
+  const url = new URL(walletUrl);
+  return `${url.origin}${url.pathname}`;
 }

@@ -111,9 +111,14 @@ describe('relay-certify command', () => {
     const gone = await sandboxCasino();
     const input = configInput(gone);
     await gone.close();
-    const r = await run('node', [BIN, 'casino', '--config', await file('gone.json', input)]);
+    const url = new URL(input.walletUrl);
+    url.username = 'casino-user';
+    url.password = 'casino-password';
+    url.search = '?apiKey=casino-api-key';
+    const r = await run('node', [BIN, 'casino', '--config', await file('gone.json', { ...input, walletUrl: url.toString() })]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`cannot reach the wallet at ${input.walletUrl}: connection refused`);
+    for (const secret of ['casino-user', 'casino-password', 'casino-api-key']) expect(r.stderr).not.toContain(secret);
   });
 
   it('When the funded player holds less than 100, then it exits 2 before moving any money', async () => {

@@ -1,6 +1,7 @@
-import { money } from '@relay/shared';
+import { money, type MoneyValue } from '@relay/shared';
 import Decimal from 'decimal.js';
 import { CheckFailed, is2xx, type Kit } from '../kit';
+import type { Reply } from '../wallet';
 import { cents, fail, pass, refusedAndUnmoved, text, type Check, type Verdict } from './check';
 
 /** Taking money: exactly the amount, once per transactionId however often and however fast it arrives. */
@@ -83,7 +84,7 @@ export const debitChecks: Check[] = [
 ];
 
 /** A 2xx whose answered balance, and the balance read after it, are `expected` to the cent. */
-export async function appliedExactly(kit: Kit, reply: Awaited<ReturnType<Kit['send']>>, expected: ReturnType<typeof money>): Promise<Verdict> {
+export async function appliedExactly(kit: Kit, reply: Reply, expected: MoneyValue): Promise<Verdict> {
   const received = kit.describe(reply);
   const account = kit.accountIn(reply);
   if (!account) return fail(`expected 2xx with the new balance, got ${reply.status ?? 'no answer'}`, received);
