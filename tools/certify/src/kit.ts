@@ -121,11 +121,11 @@ export class Kit {
     return { exact, cents: money(String(verdict.balance)) };
   }
 
-  /** "401 {"error":"BAD_SIGNATURE"}" with every secret of the config blanked out. */
+  /** "401 {"error":"BAD_SIGNATURE"}": printable, cut short, every secret of the config blanked out. */
   describe(reply: Reply): string {
     if (reply.status === undefined) return `no answer: ${reply.transportError ?? 'network error'}`;
-    const text = reply.text.length > 120 ? `${reply.text.slice(0, 117)}...` : reply.text;
-    return `${reply.status} ${this.redact(text)}`.trim();
+    const text = printable(this.redact(reply.text));
+    return `${reply.status} ${text.length > 120 ? `${text.slice(0, 117)}...` : text}`.trim();
   }
 
   redact(text: string): string {
@@ -141,3 +141,14 @@ export class Kit {
 
 export const is2xx = (reply: Reply): boolean => reply.status !== undefined && reply.status >= 200 && reply.status < 300;
 export const is4xx = (reply: Reply): boolean => reply.status !== undefined && reply.status >= 400 && reply.status < 500;
+
+/**
+ * A wallet's text made safe for a terminal and for XML: runs of whitespace become one space and
+ * control characters (a terminal escape sequence, a NUL that no XML parser accepts) become \uXXXX.
+ */
+export function printable(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

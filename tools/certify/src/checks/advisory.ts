@@ -1,5 +1,5 @@
 import type { CasinoOperation } from '@relay/shared';
-import { is2xx } from '../kit';
+import { is2xx, printable } from '../kit';
 import { WalletLine, type Reply } from '../wallet';
 import { fail, pass, skip, type Check } from './check';
 
@@ -33,7 +33,7 @@ export const advisoryChecks: Check[] = [
     async run(kit) {
       const answered = kit.wallet.samples.filter(is2xx);
       const wrong = answered.filter((r) => !/^application\/([\w.+-]+\+)?json\b/i.test(r.contentType ?? ''));
-      const seen = `seen: ${[...new Set(answered.map((r) => r.contentType ?? '(none)'))].join(', ')}`;
+      const seen = `seen: ${printable([...new Set(answered.map((r) => r.contentType ?? '(none)'))].join(', '))}`;
       if (answered.length === 0) return skip('no 2xx answer to look at');
       if (wrong.length > 0) return fail(`${wrong.length} of ${answered.length} 2xx answers are not labelled application/json`, seen);
       return pass(`all ${answered.length} 2xx answers are labelled JSON`, seen);
