@@ -29,7 +29,7 @@ export const creditChecks: Check[] = [
     id: 'credit-idempotent',
     required: true,
     needs: ['credit-applies'],
-    sends: 'the same credit again, same transactionId',
+    sends: 'the same credit again, same transactionId, flagged isRetry as the relay retries it',
     why: 'Credits are repeated until answered, for days; paying twice loses money.',
     run: (kit) => repeatMovesNothing(kit, 'firstCredit'),
   },
