@@ -55,6 +55,16 @@ describe('sandbox breaks on the command line and in the environment', () => {
     expect(started.stderr).toContain('unknown sandbox break no-signature-chek; known: no-signature-check, no-timestamp-check');
   });
 
+  it('When asked with --list-breaks, then it prints every switch with what it breaks and exits', async () => {
+    const child = spawn(process.execPath, [MAIN, '--list-breaks']);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+    expect(out.trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(Object.keys(SANDBOX_BREAKS));
+    expect(out).toContain('debit-race');
+  });
+
   it('When the list is parsed, then names are trimmed and deduplicated, and an empty list breaks nothing', () => {
     expect(parseSandboxBreaks(' float-balance,float-balance ,')).toEqual(['float-balance']);
     expect(parseSandboxBreaks(undefined)).toEqual([]);
