@@ -1,4 +1,5 @@
-import { casinoSignatureProblem, SIGNATURE_HEADER, SIGNATURE_MAX_SKEW_SECONDS, TIMESTAMP_HEADER, type SignatureProblem } from '@relay/shared';
+import { casinoSignatureProblem, signCasinoRequest, SIGNATURE_HEADER, SIGNATURE_MAX_SKEW_SECONDS, TIMESTAMP_HEADER, type SignatureProblem } from '@relay/shared';
+import type { SandboxBreak } from './breaks';
 import { FaultBook, type Fault, type FaultMatch, type SandboxOperation, type ScriptedFault } from './faults';
 import { Ledger, walletError, type JournalEntry, type MoneyOperation, type PlayerFilter, type PlayerInput, type PlayerView, type WalletAnswer } from './ledger';
 import { bodyProblem } from './protocol';
@@ -47,10 +48,17 @@ export interface SandboxCasinoOptions {
   maxSkewSeconds?: number;
   /** Called with every call record once answered (main.ts prints them). */
   onCall?: (record: CallRecord) => void;
+  /** Protocol rules to break on purpose, one per switch (breaks.ts); for the certification kit's tests. */
+  breaks?: readonly SandboxBreak[];
 }
 
+/** How long the debit-race break "waits on its store" between the idempotency check and the write. */
+const RACE_WINDOW_MS = 150;
+
 export class SandboxCasino {
-  private readonly book = new Ledger();
+  /** The rules this sandbox breaks on purpose; empty for an honest casino. */
+  readonly breaks: ReadonlySet<SandboxBreak>;
+  private readonly book: Ledger;
   private readonly faultBook = new FaultBook();
   private readonly callLog: CallRecord[] = [];
   private readonly notices: RoundEndedNotice[] = [];
@@ -61,6 +69,8 @@ export class SandboxCasino {
 
   constructor(private readonly options: SandboxCasinoOptions = {}) {
     this.defaultSecret = options.walletSecret;
+    this.breaks = new Set(options.breaks ?? []);
+    this.book = new Ledger(this.breaks);
   }
 
   // ---- control -------------------------------------------------------------------------------
@@ -151,7 +161,8 @@ export class SandboxCasino {
   async handle(operation: SandboxOperation, raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<Outcome> {
     const record: CallRecord = { seq: this.callLog.length + 1, at: new Date().toISOString(), operation, body: null, signature: 'unchecked' };
     this.callLog.push(record);
-    const outcome = await this.answer(operation, raw, headers, record);
+    const answered = await this.answer(operation, raw, headers, record);
+    const outcome = this.breaks.has('text-content-type') && answered.kind === 'answer' ? { ...answered, contentType: 'text/plain' } : answered;
     if (outcome.kind === 'reset') record.reset = true;
     else record.status = outcome.status;
     this.options.onCall?.(record);
@@ -168,14 +179,22 @@ export class SandboxCasino {
 
     const secret = this.secrets.get(providerId) ?? this.defaultSecret;
     if (secret !== undefined) {
-      const problem = casinoSignatureProblem(secret, header(headers, TIMESTAMP_HEADER), raw, header(headers, SIGNATURE_HEADER), {
-        maxSkewSeconds: this.options.maxSkewSeconds ?? SIGNATURE_MAX_SKEW_SECONDS,
-      });
+      const problem = this.signatureProblem(secret, raw, headers);
       record.signature = problem ?? 'valid';
       if (problem) return json(walletError(401, 'BAD_SIGNATURE'));
     }
     const problem = bodyProblem(operation, body);
     if (problem) return json(walletError(400, 'BAD_REQUEST', problem));
+    if (operation === 'round-ended' && this.breaks.has('round-ended-fails')) return json(walletError(500, 'INTERNAL_ERROR'));
+    if (operation === 'debit' && this.breaks.has('debit-race') && !this.book.seen(providerId, body.transactionId)) {
+      // The broken casino looked the transactionId up, found nothing, and writes after a slow
+      // round trip to its store without looking again: a second identical debit slips through.
+      await this.sleep(RACE_WINDOW_MS);
+      if (this.stopped) return { kind: 'reset' };
+      const answer = this.book.debit({ ...body, providerId, playerId: String(body.playerId) }, false);
+      record.applied = answer.applied ?? false;
+      return json(answer);
+    }
 
     const fault = this.faultBook.take({ providerId, playerId: record.playerId, operation });
     if (fault) record.fault = fault.kind;
@@ -187,6 +206,15 @@ export class SandboxCasino {
     };
     return fault ? this.withFault(fault, apply, providerId, record.playerId ?? '', String(walletToken ?? '')) : json(apply());
   }
+
+  private signatureProblem(secret: string, raw: Buffer, headers: Record<string, string | string[] | undefined>): SignatureProblem | null {
+    const timestamp = header(headers, TIMESTAMP_HEADER);
+    // no-signature-check still refuses a missing or stale timestamp: it breaks one rule only.
+    const signature = this.breaks.has('no-signature-check') && timestamp !== undefined ? signCasinoRequest(secret, timestamp, raw) : header(headers, SIGNATURE_HEADER);
+    const maxSkewSeconds = this.breaks.has('no-timestamp-check') ? Number.POSITIVE_INFINITY : (this.options.maxSkewSeconds ?? SIGNATURE_MAX_SKEW_SECONDS);
+    return casinoSignatureProblem(secret, timestamp, raw, signature, { maxSkewSeconds });
+  }
+
 
   private apply(operation: SandboxOperation, body: Record<string, unknown>): WalletAnswer {
     const req = { ...body, providerId: String(body.providerId), playerId: String(body.playerId) };

@@ -1,4 +1,5 @@
 import { constantTimeEqual, money, type MoneyValue } from '@relay/shared';
+import type { SandboxBreak } from './breaks';
 
 /**
  * The sandbox casino's books: one exact decimal balance per (providerId, playerId), the casino's
@@ -76,6 +77,9 @@ export class Ledger {
   private readonly results = new Map<string, WalletAnswer>();
   private readonly entries: JournalEntry[] = [];
 
+  /** `breaks`: the protocol rules this ledger deliberately gets wrong (see breaks.ts). */
+  constructor(private readonly breaks: ReadonlySet<SandboxBreak> = new Set()) {}
+
   /** Creates or replaces the player (a new walletToken makes the old one expire). */
   addPlayer(input: PlayerInput): PlayerView {
     const player: Player = {
@@ -112,11 +116,19 @@ export class Ledger {
 
   balance(req: WalletRequest): WalletAnswer {
     const player = this.authenticate(req);
-    return player ? { status: 200, body: account(player) } : walletError(401, 'TOKEN_EXPIRED');
+    if (!player) return walletError(401, 'TOKEN_EXPIRED');
+    if (this.breaks.has('unreadable-balance')) return { status: 200, body: { balance: `${player.balance.toFixed(2).replace('.', ',')} EUR` } };
+    return { status: 200, body: account(player) };
   }
 
-  debit(req: WalletRequest): WalletAnswer {
-    return this.move('debit', req);
+  /** `recheck: false` applies without looking at the idempotency store (the debit-race break). */
+  debit(req: WalletRequest, recheck = true): WalletAnswer {
+    return this.move('debit', req, recheck);
+  }
+
+  /** True when this transactionId already has a stored result. */
+  seen(providerId: string, transactionId: unknown): boolean {
+    return typeof transactionId === 'string' && this.results.has(key(providerId, transactionId));
   }
 
   credit(req: WalletRequest): WalletAnswer {
@@ -134,20 +146,25 @@ export class Ledger {
     this.entries.length = 0;
   }
 
-  private move(operation: MoneyOperation, req: WalletRequest): WalletAnswer {
+  private move(operation: MoneyOperation, req: WalletRequest, recheck = true): WalletAnswer {
     const player = this.authenticate(req);
     if (!player) return walletError(401, 'TOKEN_EXPIRED');
     if (typeof req.transactionId !== 'string' || req.transactionId === '') return walletError(400, 'BAD_REQUEST', 'transactionId is required');
     if (typeof req.amount !== 'number' || !Number.isFinite(req.amount) || req.amount < 0) return walletError(400, 'BAD_REQUEST', 'amount must be a non-negative number');
+    if (operation === 'credit' && req.amount === 0 && this.breaks.has('refuse-zero-credit')) return walletError(400, 'INVALID_AMOUNT', 'amount must be positive');
 
     // The casino's idempotency key: a repeat returns the first result and moves no money.
-    const stored = this.results.get(key(req.providerId, req.transactionId));
+    const stored = recheck && !this.breaks.has(`non-idempotent-${operation}` as const) ? this.results.get(key(req.providerId, req.transactionId)) : undefined;
     if (stored) return { ...stored, replayed: true, applied: false };
 
     const amount = money(req.amount);
     // A refused debit is not stored, so a retry after a top-up can succeed.
-    if (operation === 'debit' && player.balance.lt(amount)) return walletError(400, 'INSUFFICIENT_FUNDS');
-    player.balance = operation === 'debit' ? player.balance.minus(amount) : player.balance.plus(amount);
+    if (operation === 'debit' && player.balance.lt(amount)) return walletError(this.breaks.has('insufficient-funds-5xx') ? 500 : 400, 'INSUFFICIENT_FUNDS');
+    player.balance = this.breaks.has('float-balance')
+      ? money(operation === 'debit' ? player.balance.toNumber() - req.amount : player.balance.toNumber() + req.amount)
+      : operation === 'debit'
+        ? player.balance.minus(amount)
+        : player.balance.plus(amount);
     const answer: WalletAnswer = { status: 200, body: account(player) };
     this.results.set(key(req.providerId, req.transactionId), answer);
     this.entries.push({
@@ -164,8 +181,13 @@ export class Ledger {
   }
 
   private authenticate(req: WalletRequest): Player | undefined {
-    const player = this.accounts.get(key(req.providerId, req.playerId));
-    if (!player || typeof req.walletToken !== 'string' || !constantTimeEqual(player.walletToken, req.walletToken)) return undefined;
+    let player = this.accounts.get(key(req.providerId, req.playerId));
+    if (!player && this.breaks.has('accept-unknown-players') && typeof req.walletToken === 'string') {
+      player = { providerId: req.providerId, playerId: req.playerId, walletToken: req.walletToken, balance: money(0) };
+      this.accounts.set(key(req.providerId, req.playerId), player);
+    }
+    if (!player || typeof req.walletToken !== 'string') return undefined;
+    if (!this.breaks.has('accept-expired-tokens') && !constantTimeEqual(player.walletToken, req.walletToken)) return undefined;
     return player;
   }
 }

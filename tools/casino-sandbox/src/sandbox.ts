@@ -89,7 +89,8 @@ async function serve(sandbox: CasinoSandbox, req: http.IncomingMessage, res: htt
     if (req.method !== 'POST') return send(res, 405, { error: 'METHOD_NOT_ALLOWED' });
     const outcome = await sandbox.handle(operation as SandboxOperation, raw, req.headers);
     if (outcome.kind === 'reset') return void req.socket.destroy();
-    res.writeHead(outcome.status, { 'content-type': outcome.contentType, 'content-length': Buffer.byteLength(outcome.text) }).end(outcome.text);
+    const close = sandbox.breaks.has('no-keep-alive') ? { connection: 'close' } : {};
+    res.writeHead(outcome.status, { 'content-type': outcome.contentType, 'content-length': Buffer.byteLength(outcome.text), ...close }).end(outcome.text);
     return;
   }
 
