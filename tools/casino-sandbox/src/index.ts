@@ -5,3 +5,4 @@ export { type PlayerInput, type PlayerView, type JournalEntry, type MoneyOperati
 export { createLaunchToken, type LaunchTokenOptions } from './launch-token';
 export { signCasinoRequest, verifyCasinoSignature } from '@relay/shared';
 export { Lobby, lobbyConfigSchema, type LobbyConfig, type LobbyConfigInput } from './lobby';
+export { requestSchemas } from './protocol';

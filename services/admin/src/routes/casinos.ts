@@ -12,7 +12,7 @@ const launchKey = z
   .transform((text) => text.replace(/=+$/, ''))
   .refine((text) => /^[A-Za-z0-9_-]{43}$/.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text, 'must be 32 bytes encoded as base64url');
 
-const casinoBody = z.object({
+export const casinoBody = z.object({
   providerId: z.string().optional(),
   name,
   walletUrl: httpUrl({ allowQuery: false }),
@@ -24,7 +24,7 @@ const casinoBody = z.object({
   creditOnDisconnect: z.boolean().default(false),
 });
 
-const casinoPath = z.object({ providerId: recordId });
+export const casinoPath = z.object({ providerId: recordId });
 
 export function casinoRoutes(deps: AdminDeps): Router {
   const router = Router();

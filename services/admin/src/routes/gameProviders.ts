@@ -13,7 +13,7 @@ import {
 import { presentGameProvider } from './present';
 import { name, parse, recordId, status } from './validation';
 
-const groupBody = z.object({
+export const groupBody = z.object({
   groupId: z.string().optional(),
   name,
   status: status.default('ACTIVE'),
@@ -22,10 +22,10 @@ const groupBody = z.object({
 });
 
 // Any text gets to the key check, so a wrong key is INVALID_PUBLIC_KEY rather than a generic 400.
-const keyBody = z.object({ publicKeyPem: z.string().max(16384) });
+export const keyBody = z.object({ publicKeyPem: z.string().max(16384) });
 
-const groupPath = z.object({ groupId: recordId });
-const tokenPath = z.object({ groupId: recordId, tokenId: z.string().min(1).max(128) });
+export const groupPath = z.object({ groupId: recordId });
+export const tokenPath = z.object({ groupId: recordId, tokenId: z.string().min(1).max(128) });
 
 export function gameProviderRoutes(deps: AdminDeps): Router {
   const router = Router();

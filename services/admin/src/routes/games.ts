@@ -8,7 +8,7 @@ import { PROPERTY_TYPES, type TemplateProperty } from '../domain/gameConfigRules
 import { presentGame, presentTemplate } from './present';
 import { gameIdParam, httpUrl, name, parse, recordId, status } from './validation';
 
-const gameBody = z.object({
+export const gameBody = z.object({
   gameId: z.number().optional(),
   name,
   groupId: recordId,
@@ -19,7 +19,7 @@ const gameBody = z.object({
 const configValue = z.union([z.string().max(4096), z.number(), z.boolean()]);
 
 /** Shape only; the template rules (reserved names, dropdown values, default types) are domain rules. */
-const templateBody = z.object({
+export const templateBody = z.object({
   gameId: z.number().optional(),
   properties: z
     .array(
@@ -34,7 +34,7 @@ const templateBody = z.object({
     .max(200),
 });
 
-const gamePath = z.object({ gameId: gameIdParam });
+export const gamePath = z.object({ gameId: gameIdParam });
 
 export function gameRoutes(deps: AdminDeps): Router {
   const router = Router();

@@ -3,9 +3,13 @@ import { badRequest, isValidAmount } from '@relay/shared';
 import { CASH_IN_REASONS } from '../domain/cash-in-reasons';
 
 /** Game-generated identifiers: unique per casino, never containing ':' (spec Limits). */
-const identifier = z.string().min(1).max(200).refine((v) => !v.includes(':'), "must not contain ':'");
+// A pattern rather than a refinement, so the published API reference (docs/api) states the rule.
+const identifier = z.string().min(1).max(200).regex(/^[^:]*$/, "must not contain ':'");
 const text = (max: number) => z.string().min(1).max(max);
-const amount = z.number().refine(isValidAmount, 'must be a non-negative number with at most 2 decimals');
+const amount = z
+  .number()
+  .refine(isValidAmount, 'must be a non-negative number with at most 2 decimals')
+  .meta({ description: 'A JSON number, non-negative, with at most 2 decimals (10.005 is refused, never rounded), below 10^13.', minimum: 0, exclusiveMaximum: 1e13 });
 // Depth and NUL are refused for every request by the shared input guard (refuseUnsafeInput).
 const jsonObject = z.record(z.string(), z.unknown());
 const gameId = z.number().int().min(1).max(2147483647);
