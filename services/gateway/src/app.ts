@@ -21,6 +21,7 @@ import {
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
 import { audienceFor, serviceFor } from './routes/route-table';
+import { docsRouter } from './routes/docs';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -91,6 +92,7 @@ export function createGatewayApp(rt: Runtime): Express {
     parseJson: false,
     publicEdge: true,
     routes: (app) => {
+      app.use(docsRouter(rt.logger));
       app.use(authenticate, route);
     },
   });

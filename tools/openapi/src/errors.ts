@@ -9,15 +9,22 @@ import type { JsonSchema } from './schema';
 export type ErrorStyle = 'envelope' | 'wallet';
 export type ErrorTable = Partial<Record<number, { codes: ErrorCode[]; description: string }>>;
 
-const RETRY_AFTER = {
-  'Retry-After': {
-    description: 'Seconds to wait before repeating the identical request.',
-    schema: { type: 'string', pattern: '^\\d+$' },
-  },
-};
+/** Codes whose answer says when to repeat: always for these two, when known for an outage. */
+const RETRY_ALWAYS = new Set<ErrorCode>(['RATE_LIMITED', 'TRANSACTION_IN_FLIGHT']);
 
-/** Statuses whose answer carries Retry-After (some codes of them only). */
-const RETRY_STATUSES = new Set([409, 429, 503]);
+function retryAfter(codes: ErrorCode[]) {
+  if (!codes.some((c) => RETRY_ALWAYS.has(c) || c === 'SERVICE_UNAVAILABLE')) return {};
+  const required = codes.every((c) => RETRY_ALWAYS.has(c));
+  return {
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before repeating the identical request.',
+        required,
+        schema: { type: 'string', pattern: '^\\d+$' },
+      },
+    },
+  };
+}
 
 /** `html`: the route answers a browser that prefers HTML with a page of the same status (the launch). */
 export function errorResponses(style: ErrorStyle, table: ErrorTable, html = false): Record<string, unknown> {
@@ -30,7 +37,7 @@ export function errorResponses(style: ErrorStyle, table: ErrorTable, html = fals
     }
     responses[statusText] = {
       description: `${entry.description} Codes: ${entry.codes.map((c) => `\`${c}\``).join(', ')}.`,
-      ...(RETRY_STATUSES.has(status) ? { headers: RETRY_AFTER } : {}),
+      ...retryAfter(entry.codes),
       content: {
         'application/json': { schema: errorBody(style, entry.codes), example: errorExample(style, status, entry.codes[0]) },
         ...(html ? { 'text/html': { schema: { type: 'string', description: 'A short page naming the code.' } } } : {}),

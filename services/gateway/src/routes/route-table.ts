@@ -5,6 +5,8 @@ export type Audience = 'public' | 'admin' | 'provider';
 /** Which service serves a path, and who may call it. Paths are forwarded unchanged. */
 export function audienceFor(path: string): Audience | null {
   if (path === '/launch') return 'public';
+  // The API reference (routes/docs.ts), answered by the gateway itself before authentication.
+  if (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/openapi/')) return 'public';
   if (path === '/admin/v1' || path.startsWith('/admin/v1/')) return 'admin';
   if (path.startsWith('/api/')) return 'provider';
   return null;
@@ -12,6 +14,8 @@ export function audienceFor(path: string): Audience | null {
 
 const PREFIXES: [string, ServiceName][] = [
   ['/launch', 'launcher'],
+  ['/docs', 'gateway'],
+  ['/openapi/', 'gateway'],
   ['/admin/v1/', 'admin'],
   ['/api/v1/sessions/', 'wallet'],
   ['/api/account', 'wallet'],
