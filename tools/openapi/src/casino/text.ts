@@ -88,7 +88,7 @@ credit through its retry route. Idempotent on \`(providerId, transactionId)\`.`,
   },
   'round-ended': {
     summary: 'A round ended',
-    description: 'Sent when the game declares a round over (for the casinos that asked for it). No money moves; delivered from a queue, at most once per casino and call.',
+    description: 'Sent when the game declares a round over, to each casino it names (once per casino and call). No money moves; reply quickly, any 2xx will do.',
     refused: '403: the game receives `403 AUTHENTICATION_TOKEN_EXPIRED`; any other 4xx `502 PROVIDER_API_FAILURE`.',
     refusalExample: 'UNKNOWN_ROUND',
     failed: 'The game receives `502 PROVIDER_API_FAILURE`.',
