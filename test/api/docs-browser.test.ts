@@ -59,7 +59,9 @@ describe('the interactive API reference in a browser', () => {
       const doc = documents[name] as { info: { title: string }; paths: Record<string, Record<string, unknown>> };
       await page.waitForSelector(`text=${doc.info.title}`, { timeout: 20000 });
       const expected = Object.entries(doc.paths).flatMap(([route, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${route}`)).sort();
-      await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, expected.length, { timeout: 20000 });
+      // (Runs in the page; the tests are typed without the DOM library.)
+      type InPage = { document: { querySelectorAll(selector: string): { length: number } } };
+      await page.waitForFunction((n) => (globalThis as unknown as InPage).document.querySelectorAll('.opblock').length >= n, expected.length, { timeout: 20000 });
       const listed = await page.$$eval('.opblock', (blocks) =>
         blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
       );

@@ -104,7 +104,7 @@ const ops: AdminOperation[] = [
   {
     method: 'delete', path: '/admin/v1/casinos/{providerId}/games/{gameId}/currencies/{currency}', operationId: 'deleteCurrencyConfig', tag: 'Casino games',
     summary: 'Remove the bet limits of one currency', description: 'Games no longer see the currency in the catalog.',
-    path_: currencyPath, ok: { message: 'Currency config deleted', data: null, example: null }, errors: { 404: ['CURRENCY_CONFIG_NOT_FOUND'] },
+    path_: currencyPath, ok: { message: 'Currency config deleted', data: null, example: null }, errors: { 404: ['PROVIDER_NOT_FOUND', 'GAME_NOT_FOUND', 'CURRENCY_CONFIG_NOT_FOUND'] },
   },
   {
     method: 'put', path: '/admin/v1/game-providers/{groupId}', operationId: 'putGameProvider', tag: 'Game providers', summary: 'Create or replace a game provider',
