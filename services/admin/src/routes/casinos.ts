@@ -12,16 +12,22 @@ const launchKey = z
   .transform((text) => text.replace(/=+$/, ''))
   .refine((text) => /^[A-Za-z0-9_-]{43}$/.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text, 'must be 32 bytes encoded as base64url');
 
+// The descriptions are published in the API reference (docs/api/admin.json).
 export const casinoBody = z.object({
-  providerId: z.string().optional(),
+  providerId: z.string().optional().meta({ description: 'When given, must equal the one in the path.' }),
   name,
-  walletUrl: httpUrl({ allowQuery: false }),
+  walletUrl: httpUrl({ allowQuery: false }).meta({ description: 'Where the relay calls the wallet protocol (POST {walletUrl}/{operation}): absolute http(s), no credentials, query or fragment.' }),
   // It keys the HMAC of every wallet call: a short one could be guessed.
-  walletSecret: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
-  launchKey: launchKey.optional(),
+  walletSecret: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(512)
+    .optional()
+    .meta({ description: 'Keys the signature of every wallet call. Absent: one is generated and returned once, in this answer only.' }),
+  launchKey: launchKey.optional().meta({ description: '32 bytes as base64url; seals the launch tokens. Absent: one is generated and returned once, in this answer only.' }),
   status: status.default('ACTIVE'),
-  refundOnCreditFail: z.boolean().default(false),
-  creditOnDisconnect: z.boolean().default(false),
+  refundOnCreditFail: z.boolean().default(false).meta({ description: 'Games may refund a debit that failed with a server error (cash-in reason CASHOUT_FAILED).' }),
+  creditOnDisconnect: z.boolean().default(false).meta({ description: 'Games may pay a disconnected player (the DISCONNECT_* cash-in reasons).' }),
 });
 
 export const casinoPath = z.object({ providerId: recordId });

@@ -14,11 +14,18 @@ import { presentGameProvider } from './present';
 import { name, parse, recordId, status } from './validation';
 
 export const groupBody = z.object({
-  groupId: z.string().optional(),
+  groupId: z.string().optional().meta({ description: 'When given, must equal the one in the path.' }),
   name,
-  status: status.default('ACTIVE'),
+  status: status.default('ACTIVE').meta({ description: 'INACTIVE refuses every game route of this provider (GROUP_NOT_ACTIVE).' }),
   /** Per game provider override of RATE_LIMIT_PER_SECOND; null means the platform default. */
-  rateLimitPerSecond: z.number().int().min(0).max(1_000_000).nullable().default(null),
+  rateLimitPerSecond: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .nullable()
+    .default(null)
+    .meta({ description: 'Requests per second across all gateways; null: the platform default; 0: no limit.' }),
 });
 
 // Any text gets to the key check, so a wrong key is INVALID_PUBLIC_KEY rather than a generic 400.

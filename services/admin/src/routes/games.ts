@@ -9,10 +9,10 @@ import { presentGame, presentTemplate } from './present';
 import { gameIdParam, httpUrl, name, parse, recordId, status } from './validation';
 
 export const gameBody = z.object({
-  gameId: z.number().optional(),
+  gameId: z.number().optional().meta({ description: 'When given, must equal the one in the path.' }),
   name,
-  groupId: recordId,
-  frontendUrl: httpUrl({ allowQuery: true }),
+  groupId: recordId.meta({ description: 'The game provider that owns the game.' }),
+  frontendUrl: httpUrl({ allowQuery: true }).meta({ description: 'Where launches redirect the player: absolute http(s); its own query parameters are kept and win a clash.' }),
   status: status.default('ACTIVE'),
 });
 
