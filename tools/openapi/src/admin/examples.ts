@@ -14,8 +14,9 @@ export const casino = { providerId: 'demo-casino', ...casinoBody, createdAt: cre
 
 export const casinoSaved = {
   ...casino,
-  walletSecret: 'q0N4cG9sX2V4YW1wbGVfc2VjcmV0X3ZhbHVl',
-  launchKey: 'uJ3QyqkQ9fO7cF0k2VtT1m8sZbq4r6YwN5eX0aHdL2c',
+  // Placeholders: real values are random and appear only in the answer that generated them.
+  walletSecret: 'EXAMPLE-wallet-secret-not-a-real-one',
+  launchKey: 'EXAMPLE-launch-key-not-a-real-one-000000000',
 };
 
 export const gameProvider = {
@@ -31,7 +32,7 @@ export const gameProvider = {
 
 export const tokenListed = { tokenId: '0b9e4c52-3a57-4f0e-8d8e-2f1f5d3c9a10', createdAt: created, revokedAt: null };
 
-export const issuedToken = { tokenId: tokenListed.tokenId, token: 'grp_Zm9yLWV4YW1wbGUtb25seS1ub3QtYS1yZWFsLXRva2Vu' };
+export const issuedToken = { tokenId: tokenListed.tokenId, token: 'grp_EXAMPLE-token-not-a-real-one' };
 
 export const PUBLIC_KEY_PEM = "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1f3QgZYQTQL8nH2LYZNK\nTNxjcZQrsTeKZaNSZo0duo07Lcl2S6Xk4TlL5Y2Xt7/QH/8Gr5iKx7SWWmSEttyp\nAdT6uGJHkBSQxh7xwBm2ER3JATfgIqccKBeGtcaxbywvNbfne8CGFqxKTN9eXIfR\ngWnJPOo6S4bJM1Bv0fvGHNZF9AiecuN4UTQneknI8tSBxYjx9Ppc22PXd2cDmczI\ng4qpUppEy1z7RS5ODMC+3ftfbPy03aJa0w4Y9DSn+gx2GeebSDBpw2nkEx72cxOV\nRu1FwvMIomQrXKnw76ftxLVhlg5Kj2290kE8Bmdze4Ux3ngfbsXaLWq7QWVpvXta\nrwIDAQAB\n-----END PUBLIC KEY-----\n\n";
 
