@@ -78,6 +78,7 @@ A failure is never a redirect: JSON, or an HTML page when the browser prefers \`
       headers: {
         Location: {
           description: 'The registered `frontendUrl` with `sessionId` and the forwarded launch parameters.',
+          required: true,
           schema: { type: 'string', examples: [`https://game.example.com/play?skin=dark&sessionId=${ex.SESSION_ID}&providerId=demo-casino&gameId=7001&currency=EUR&language=en`] },
         },
       },
