@@ -75,7 +75,7 @@ describe('randomized games under casino faults', () => {
 
   /**
    * Sends one money call (twice at once when asked) with the fault scripted for its casino call,
-   * checks the answers against CONTRACTS 6, and tells whether the movement is done.
+   * checks the answers against docs/api/casino.json, and tells whether the movement is done.
    */
   async function send(pl: Player, route: MoneyRoute, body: object, fault: Fault | null, sentTwice: boolean): Promise<boolean> {
     const operation = route === '/api/balance/cash-out' ? 'debit' : 'credit';

@@ -15,7 +15,7 @@ function withTimeout(check: ReadinessCheck): Promise<'ok' | 'down'> {
   });
 }
 
-/** CONTRACTS 2: /healthz, /readyz naming every dependency, /metrics in Prometheus text. */
+/** docs/operating-the-platform.md: /healthz, /readyz naming every dependency, /metrics in Prometheus text. */
 export function healthRouter(checks: Record<string, ReadinessCheck>, metrics: ServiceMetrics, isStopping: () => boolean = () => false): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {

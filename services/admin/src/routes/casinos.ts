@@ -6,7 +6,7 @@ import { deleteCasino, getCasino, listCasinos, saveCasino } from '../domain/casi
 import { presentCasino } from './present';
 import { httpUrl, name, pagination, parse, recordId, status } from './validation';
 
-/** CONTRACTS 4: the launch key is 32 bytes, exchanged as base64url (stored unpadded). */
+/** docs/integrating-a-casino.md: the launch key is 32 bytes, exchanged as base64url (stored unpadded). */
 const launchKey = z
   .string()
   .transform((text) => text.replace(/=+$/, ''))

@@ -37,7 +37,7 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
- * An ISO-8601 instant for from/to, kept at millisecond precision (CONTRACTS 7): finer digits are
+ * An ISO-8601 instant for from/to, kept at millisecond precision (docs/api, timestamps): finer digits are
  * dropped, a time without zone is UTC. A bare date is the start of that UTC day for `from` and its
  * last millisecond for `to`, so from=D&to=D covers the whole day D.
  */
