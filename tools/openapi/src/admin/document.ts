@@ -39,6 +39,7 @@ function admin(op: AdminOperation): Operation {
   const table: ErrorTable = {
     400: { codes: ['Bad Request', ...(op.errors?.[400] ?? [])], description: 'The path or body is not valid; `details` names each field.' },
     403: { codes: ['AUTHENTICATION_FAILED'], description: 'The admin token is missing or wrong.' },
+    500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected failure (never with details); repeat the identical request.' },
     503: { codes: ['SERVICE_UNAVAILABLE'], description: 'The admin service or its database is briefly unavailable; repeat after `Retry-After`.' },
   };
   if (op.body) table[413] = { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is larger than 64 KiB.' };

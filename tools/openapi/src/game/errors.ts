@@ -5,6 +5,7 @@ import type { ErrorTable } from '../errors';
 const auth = {
   403: { codes: ['AUTHENTICATION_FAILED', 'GROUP_NOT_ACTIVE'], description: 'The game provider token is missing, unknown or revoked, or the game provider is inactive.' },
   429: { codes: ['RATE_LIMITED'], description: 'The game provider exceeded its request rate; wait `Retry-After` seconds.' },
+  500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected failure of the relay (never with details). Repeat the identical request; a money call with the same `transactionId`.' },
   503: { codes: ['SERVICE_UNAVAILABLE'], description: 'A part of the relay is briefly unavailable; nothing was done. Repeat the identical request (same `transactionId`) after `Retry-After`.' },
 } satisfies ErrorTable;
 
@@ -22,7 +23,6 @@ const sessionScoped = {
     description: 'Token refused, session unknown or expired, game of another provider or disabled, casino disabled, or the casino no longer accepts the player (the player relaunches).',
   },
   404: { codes: ['GAME_NOT_FOUND', 'PROVIDER_NOT_FOUND'], description: 'The game or the casino of the session has been removed.' },
-  500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected failure of the relay; repeat the identical request.' },
 } satisfies ErrorTable;
 
 const money = {
@@ -37,7 +37,7 @@ export const ERRORS = {
   cashOut: {
     ...money,
     400: { codes: [...sessionScoped[400].codes, 'FUND_WITHDRAW_FAILED'], description: `${sessionScoped[400].description} \`FUND_WITHDRAW_FAILED\`: the casino refused the debit (normally insufficient funds); no round was opened.` },
-    500: { codes: ['CASHOUT_FAILED', 'INTERNAL_ERROR'], description: '`CASHOUT_FAILED`: the casino failed the debit with a server error; the bet is rejected (refund with reason `CASHOUT_FAILED` where the casino asks for it).' },
+    500: { codes: ['CASHOUT_FAILED', 'INTERNAL_ERROR'], description: '`CASHOUT_FAILED`: the casino failed the debit with a server error; the bet is rejected (refund with reason `CASHOUT_FAILED` where the casino asks for it). `INTERNAL_ERROR`: an unexpected failure of the relay; repeat with the same `transactionId`.' },
   },
   cashIn: money,
   roundEnded: {
@@ -63,6 +63,7 @@ export const ERRORS = {
     401: { codes: ['INVALID_LAUNCH_TOKEN'], description: 'The casino token does not decrypt, its claims are wrong or expired, its `providerId` differs, or its `jti` was used before.' },
     403: { codes: ['PROVIDER_NOT_ACTIVE', 'GAME_NOT_ACTIVE'], description: 'The casino or the game is disabled.' },
     404: { codes: ['PROVIDER_NOT_FOUND', 'GAME_NOT_FOUND'], description: 'The casino or the game is not registered.' },
+    500: auth[500],
     503: auth[503],
   },
 } satisfies Record<string, ErrorTable>;
