@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createLaunchToken } from '@relay/casino-sandbox';
+import { signCasinoRequest } from '@relay/shared';
 import { http, startPlatform, uniqueGameId, uniqueId, type TestPlatform } from '../platform';
 import { startGameWorld, type GameWorld, type Player } from '../game';
 import { serviceFor } from '../../services/gateway/src/routes/route-table';
@@ -164,6 +165,37 @@ describe('the API reference against the running platform', () => {
       const body = record.operation === 'round-ended' ? record.body : { ...record.body, walletToken: 'recorded-without-it' };
       const pointer = `/paths/~1${record.operation}/post/requestBody/content/application~1json/schema`;
       expect({ operation: record.operation, problem: contract.validate('casino', pointer, body) }).toEqual({ operation: record.operation, problem: null });
+    }
+  });
+
+  it('When the sandbox casino is called as the relay calls it, then its answers fit the casino protocol document', async () => {
+    const roundId = uniqueId('round');
+    const player = { providerId: g.providerId, playerId: pl.playerId, walletToken: pl.walletToken, sessionId: pl.sessionId, gameId: g.gameId, currency: 'EUR' };
+    const debit = { ...player, roundId, transactionId: `${roundId}-bet`, amount: 1 };
+    const bodies: Record<string, unknown> = {
+      balance: player,
+      debit,
+      credit: { ...debit, transactionId: `${roundId}-win`, amount: 2, reason: 'NORMAL_WIN', appliedMultiplier: 2, betAmount: 1, previousTransactionId: debit.transactionId, isRetry: false },
+      'round-ended': { providerId: g.providerId, groupId: g.groupId, roundId },
+    };
+    for (const [operation, body] of Object.entries(bodies)) {
+      for (const [expected, sent] of [[200, body], [400, { ...(body as object), walletToken: 'not-the-players' }]] as const) {
+        if (operation === 'round-ended' && expected === 400) continue; // carries no wallet token
+        const problem = contract.validate('casino', `/paths/~1${operation}/post/requestBody/content/application~1json/schema`, sent);
+        if (expected === 200) expect({ operation, problem }).toEqual({ operation, problem: null });
+        const text = JSON.stringify(sent);
+        const timestamp = Math.floor(Date.now() / 1000);
+        const res = await fetch(`${g.walletUrl}/${operation}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-relay-timestamp': String(timestamp), 'x-relay-signature': signCasinoRequest(g.walletSecret, timestamp, text) },
+          body: text,
+        });
+        const key = res.status === 200 ? '200' : `${String(res.status)[0]}XX`;
+        expect({ operation, ok: res.status === 200 }).toEqual({ operation, ok: expected === 200 });
+        const answer = (await res.json()) as unknown;
+        const pointer = `/paths/~1${operation}/post/responses/${key}/content/application~1json/schema`;
+        expect({ operation, status: res.status, problem: contract.validate('casino', pointer, answer) }).toEqual({ operation, status: res.status, problem: null });
+      }
     }
   });
 
