@@ -41,6 +41,8 @@ COPY --from=build /app/services/reporting/dist services/reporting/dist
 COPY --from=build /app/services/notifier/dist services/notifier/dist
 COPY --from=build /app/services/admin/dist services/admin/dist
 COPY --from=build /app/tools/casino-sandbox/dist tools/casino-sandbox/dist
+# The API reference the gateway serves at /openapi/*.json and /docs.
+COPY docs/api docs/api
 COPY docker/migrate.mjs docker/healthcheck.mjs docker/
 # Everything above belongs to root and is read-only for the process; the root filesystem can be
 # mounted read-only (Kubernetes readOnlyRootFilesystem, compose read_only): nothing writes to it.

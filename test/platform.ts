@@ -109,6 +109,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
     });
   }
   const gateway = await startOne('gateway', config);
+  checkedOrigins.add(new URL(gateway.url).origin);
   const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: 4, name: 'test' });
   const redis = createRedis(config.REDIS_URL, 'client');
   const signer = new IdentitySigner(config.INTERNAL_AUTH_SECRET);
@@ -128,6 +129,24 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Origins of the gateways started here: every answer they give on a route of the API reference is
+ * held against it (test/api/support/contract.ts), in every suite, so an undocumented status or
+ * field fails the test that received it. Loaded on first use.
+ */
+const checkedOrigins = new Set<string>();
+let contract: import('./api/support/contract').ContractChecker | undefined;
+
+function checkAgainstReference(method: string, url: string, answer: { status: number; text: string; headers: Headers }): void {
+  const parsed = new URL(url);
+  // 431: Node's HTTP parser refused the request line before any route ran; no route answers it.
+  if (!checkedOrigins.has(parsed.origin) || answer.status === 431) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  contract ??= new (require('./api/support/contract').ContractChecker)() as import('./api/support/contract').ContractChecker;
+  if (!contract.find(method, url)) return;
+  contract.check(method, `${parsed.pathname}${parsed.search}`, answer);
 }
 
 /** Small HTTP helper: JSON in, status + parsed JSON out. */
@@ -150,6 +169,7 @@ export async function http(
   } catch {
     body = undefined;
   }
+  checkAgainstReference(method, url, { status: res.status, text, headers: res.headers });
   return { status: res.status, body, headers: res.headers, text };
 }
 

@@ -2,7 +2,7 @@ import { http, uniqueGameId, uniqueId, type TestPlatform } from './platform';
 
 /**
  * Provisioning for integration tests, done the way an operator does it: through the platform admin
- * API on the gateway (CONTRACTS section 5). Every call creates fresh ids, so test files can share
+ * API on the gateway (docs/api/admin.json). Every call creates fresh ids, so test files can share
  * one database without seeing each other's records.
  */
 
@@ -52,7 +52,7 @@ export interface World {
   providerId: string;
   walletUrl: string;
   walletSecret: string;
-  /** base64url of the casino's 32-byte launch key (CONTRACTS section 4). */
+  /** base64url of the casino's 32-byte launch key (docs/integrating-a-casino.md). */
   launchKey: string;
 }
 

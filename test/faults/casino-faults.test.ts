@@ -168,7 +168,7 @@ describe('casino faults on every money route', () => {
 
       expect((await casinoAt(`http://127.0.0.1:${await freePort()}/wallet`)).status).toBe(200);
       tally.fault('casino down (closed port)');
-      // CONTRACTS 5: an admin change takes effect within one second.
+      // docs/api/admin.json: an admin change takes effect within one second.
       await eventually(async () => (await readBalance()).status === 502, 3000, 'the new walletUrl to take effect');
       for (const [route, body] of pending) {
         const res = await call('POST', route, body, world);

@@ -22,7 +22,7 @@ const tally = new Tally(
   'randomized',
   'Seeded random games under random casino faults',
   'test/faults/randomized.test.ts',
-  `fast-check generates games of 2 to 4 concurrent players, each with 1 to 3 bets of random stakes, settled by a win, a loss or a refund through cash-in or its retry route; every casino call may get a random fault of the sandbox (refusals, token expiry, 5xx and malformed answers before or after the money moved, answers under or over CASINO_TIMEOUT_MS=${TIMEOUT_MS} ms, resets), and requests may be sent twice at once. Each first answer must be the one CONTRACTS 6 maps the fault to; failures are repeated with the same transactionId at once or at the end. After every game: ledger agreement, rounds consistent, every round SETTLED, every player's casino balance exactly the stakes and payouts of the game.`,
+  `fast-check generates games of 2 to 4 concurrent players, each with 1 to 3 bets of random stakes, settled by a win, a loss or a refund through cash-in or its retry route; every casino call may get a random fault of the sandbox (refusals, token expiry, 5xx and malformed answers before or after the money moved, answers under or over CASINO_TIMEOUT_MS=${TIMEOUT_MS} ms, resets), and requests may be sent twice at once. Each first answer must be the one the casino protocol (docs/api/casino.json) maps the fault to; failures are repeated with the same transactionId at once or at the end. After every game: ledger agreement, rounds consistent, every round SETTLED, every player's casino balance exactly the stakes and payouts of the game.`,
 );
 const scenario = scenarioIt(tally);
 
@@ -75,7 +75,7 @@ describe('randomized games under casino faults', () => {
 
   /**
    * Sends one money call (twice at once when asked) with the fault scripted for its casino call,
-   * checks the answers against CONTRACTS 6, and tells whether the movement is done.
+   * checks the answers against docs/api/casino.json, and tells whether the movement is done.
    */
   async function send(pl: Player, route: MoneyRoute, body: object, fault: Fault | null, sentTwice: boolean): Promise<boolean> {
     const operation = route === '/api/balance/cash-out' ? 'debit' : 'credit';
@@ -91,7 +91,7 @@ describe('randomized games under casino faults', () => {
       else if (a.status !== 200) expect({ status: a.status, code: a.body?.error }).toEqual({ status: expected.status, code: expected.code });
     }
     if (!sentTwice) expect(answers[0].status).toBe(expected.status);
-    tally.check('answer mapped as CONTRACTS 6', answers.length);
+    tally.check('answer mapped as the casino protocol says', answers.length);
     return answers.some((a) => a.status === 200);
   }
 

@@ -10,7 +10,7 @@ import { instrumentationInstalled, startServerSpan, startTelemetry, telemetrySet
  */
 
 describe('telemetry settings', () => {
-  it('When no OTEL_* variable is set, then tracing is off (CONTRACTS 1: unset means no exporter)', () => {
+  it('When no OTEL_* variable is set, then tracing is off (README, Configuration: unset means no exporter)', () => {
     expect(telemetrySettings({})).toMatchObject({ enabled: false, exporters: [] });
   });
 

@@ -46,7 +46,7 @@ describe('rate limit per game provider', () => {
     const { server } = (await startGateway(rt, 0)) as { server: RunningServer };
     second = { rt, server, url: `http://127.0.0.1:${server.port}` };
     expect((await setLimit(a, LIMIT)).body.data.rateLimitPerSecond).toBe(LIMIT);
-    // CONTRACTS 5: an admin change takes effect within one second.
+    // docs/api/admin.json: an admin change takes effect within one second.
     await eventually(async () => (await burst(LIMIT + 3, () => balance(a, pa))).some((r) => r.status === 429), 3000, 'the limit to apply');
     tally.fault('rateLimitPerSecond 5 for A');
   });

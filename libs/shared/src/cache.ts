@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { createRedis } from './redis';
 
 /**
- * CONTRACTS 5: an admin change takes effect on every game route within one second, whatever
+ * docs/api/admin.json: an admin change takes effect on every game route within one second, whatever
  * caches sit between. Admin publishes a change on Redis after committing; every process drops the
  * named entries at once. While the subscription is down (a Redis restart) the caches fall back to
  * a half-second lifetime, so a lost message can never keep a stale entry past the second.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Development defaults for secrets. They make a local run work out of the box and are refused
- * when NODE_ENV=production (CONTRACTS 1).
+ * when NODE_ENV=production (README, Configuration).
  */
 export const DEV_SECRETS = {
   ADMIN_TOKEN: 'dev-admin-token',

@@ -47,7 +47,7 @@ export async function closeDatabase(db: Database): Promise<void> {
   if (db.read !== db.primary) await db.read.destroy();
 }
 
-/** Creates the database named in the URL when it does not exist yet (CONTRACTS 1). */
+/** Creates the database named in the URL when it does not exist yet (README, Configuration). */
 export async function ensureDatabaseExists(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));

@@ -1,6 +1,6 @@
 /**
  * The one error model of the platform: every expected failure is an AppError carrying a code of
- * the specification (or CONTRACTS) and the HTTP status that code always has.
+ * the specification (or the API reference, docs/api) and the HTTP status that code always has.
  */
 export const ERROR_STATUS = {
   'Bad Request': 400,
@@ -24,7 +24,7 @@ export const ERROR_STATUS = {
   TOKEN_NOT_FOUND: 404,
   ROUND_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
-  // Admin records without a code of their own in CONTRACTS 5: a 404 names what is missing.
+  // Admin records without a code of their own in docs/api/admin.json: a 404 names what is missing.
   TEMPLATE_NOT_FOUND: 404,
   GAME_CONFIG_NOT_FOUND: 404,
   CURRENCY_CONFIG_NOT_FOUND: 404,

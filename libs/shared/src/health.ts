@@ -22,7 +22,7 @@ export interface HealthOptions {
   authorizeMetrics?: (req: Request) => void;
 }
 
-/** CONTRACTS 2: /healthz, /readyz naming every dependency, /metrics in Prometheus text. */
+/** docs/operating-the-platform.md: /healthz, /readyz naming every dependency, /metrics in Prometheus text. */
 export function healthRouter(
   checks: Record<string, ReadinessCheck>,
   metrics: ServiceMetrics,

@@ -10,7 +10,7 @@ import { endServerSpan, startServerSpan, tracer } from './tracing';
 export const BODY_LIMIT = '64kb';
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-/** Route families render errors differently (spec: Response styles; CONTRACTS 3). */
+/** Route families render errors differently (spec: Response styles; docs/api, error bodies). */
 export type ErrorStyle = 'envelope' | 'wallet';
 
 export function errorStyleFor(path: string): ErrorStyle {

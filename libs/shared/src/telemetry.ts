@@ -4,7 +4,7 @@ import type { Logger } from './logger';
 import { installInstrumentation } from './telemetry-instrumentation';
 
 /**
- * The OpenTelemetry SDK, started from the standard OTEL_* variables (CONTRACTS 1: unset, no
+ * The OpenTelemetry SDK, started from the standard OTEL_* variables (README, Configuration: unset, no
  * exporter). Off, nothing of the SDK is even loaded: the API stays a no-op, no module is patched,
  * and every span call in the code costs a function call.
  */
@@ -23,7 +23,7 @@ const KNOWN_EXPORTERS = new Set<string>(['otlp', 'console', 'none']);
 /**
  * Spec semantics, with one deliberate difference: the spec's default OTEL_TRACES_EXPORTER is
  * `otlp`, but here an unset variable means "no exporter" unless an OTLP endpoint says where to
- * send (CONTRACTS 1), so a local run never tries to reach a collector that is not there.
+ * send (README, Configuration), so a local run never tries to reach a collector that is not there.
  *  - OTEL_SDK_DISABLED=true: off, whatever else is set.
  *  - OTEL_TRACES_EXPORTER: comma-separated `otlp`, `console`; `none` (alone or not) turns it off.
  *  - OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: implies `otlp`.

@@ -7,7 +7,7 @@ import { gameRoutes } from './routes/games';
 import { casinoGameRoutes } from './routes/casinoGames';
 
 /**
- * The platform admin API (CONTRACTS 5). Only the gateway's admin identity gets past the front
+ * The platform admin API (docs/api/admin.json). Only the gateway's admin identity gets past the front
  * door: the gateway gives it to the ADMIN_TOKEN alone, so a game provider token is refused here.
  */
 export function createAdminApp(rt: Runtime): Express {

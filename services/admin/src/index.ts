@@ -6,3 +6,10 @@ export { createAdminApp } from './app';
 export async function startAdmin(rt: Runtime, port: number): Promise<{ server: RunningServer }> {
   return { server: await listen(createAdminApp(rt), port, rt.config.SERVICE_HOST) };
 }
+
+// The request schemas and routes, from which the API reference (tools/openapi) is generated.
+export { casinoBody, casinoPath, casinoRoutes } from './routes/casinos';
+export { configBody, currencyBody, casinoGamePath, currencyPath, casinoGameRoutes } from './routes/casinoGames';
+export { groupBody, keyBody, groupPath, tokenPath, gameProviderRoutes } from './routes/gameProviders';
+export { gameBody, templateBody, gamePath, gameRoutes } from './routes/games';
+export { pagination } from './routes/validation';

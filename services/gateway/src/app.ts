@@ -25,6 +25,7 @@ import { ProviderRateLimiter } from './auth/rate-limit';
 import { UpstreamAdmission } from './edge/admission';
 import { readBody } from './edge/body';
 import { audienceFor, routeFor } from './routes/route-table';
+import { docsRouter } from './routes/docs';
 
 type Upstream = Exclude<ServiceName, 'gateway'>;
 const UPSTREAMS: Upstream[] = ['launcher', 'wallet', 'reporting', 'notifier', 'admin'];
@@ -136,6 +137,8 @@ export function createGatewayApp(rt: Runtime): Express {
     publicEdge: true,
     trustedProxyHops: config.GATEWAY_TRUSTED_PROXY_HOPS,
     routes: (app) => {
+      // The API reference, answered by the gateway itself without a credential.
+      app.use(docsRouter(rt.logger));
       app.use(forward);
     },
   });

@@ -28,3 +28,6 @@ export async function startLauncher(rt: Runtime, port: number): Promise<{ server
   timer.unref();
   return { server, close: async () => clearInterval(timer) };
 }
+
+// The request schema and routes, from which the API reference (tools/openapi) is generated.
+export { launchQuery, launchRoutes } from './routes/launch';

@@ -4,7 +4,7 @@ import { startPlatform, uniqueGameId, uniqueId, type TestPlatform } from '../../
 import { BROWSER_ACCEPT, casinoPlayer, launch, launchQuery, strangerLaunchKey, type LaunchResult } from './launch-support';
 
 /**
- * Spec Launch rule 7 and CONTRACTS 4: a launch that fails answers {"error": CODE} (an HTML page
+ * Spec Launch rule 7 and docs/integrating-a-casino.md: a launch that fails answers {"error": CODE} (an HTML page
  * with the same status for a browser), never a redirect, and opens no session.
  */
 let p: TestPlatform;

@@ -5,7 +5,7 @@ import type { GameWorld } from '../../../test/game';
 import { http, uniqueId, type TestPlatform } from '../../../test/platform';
 
 /**
- * What a casino does to send a player in (CONTRACTS 4), for the launcher tests: a launch token of
+ * What a casino does to send a player in (docs/integrating-a-casino.md), for the launcher tests: a launch token of
  * the world's casino, the launch query, and GET /launch through the gateway with the query sent
  * exactly as written (fetch does not re-encode an already encoded query).
  */

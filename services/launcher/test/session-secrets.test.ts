@@ -5,7 +5,7 @@ import { adminGet } from '../../../test/provision';
 import { casinoPlayer, launch, launchQuery, sessionIdOf, type LaunchResult } from './launch-support';
 
 /**
- * Spec rule 7 and CONTRACTS 4: the player's walletToken is sealed wherever it rests (PostgreSQL and
+ * Spec rule 7 and docs/integrating-a-casino.md: the player's walletToken is sealed wherever it rests (PostgreSQL and
  * Redis) and never comes back in any answer of any route, even when a casino echoes it.
  */
 let p: TestPlatform;

@@ -19,3 +19,6 @@ export async function startNotifier(rt: Runtime, port: number): Promise<{ server
     throw err;
   }
 }
+
+// The request schema and routes, from which the API reference (tools/openapi) is generated.
+export { roundEndedBody, roundEndedRoutes, MAX_PROVIDER_IDS } from './routes/round-ended-route';

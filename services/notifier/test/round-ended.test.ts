@@ -7,7 +7,7 @@ import { startTestbed, type Testbed } from './testbed';
 
 /**
  * POST /api/round-ended through the gateway, against real Redis, real workers and a sandbox
- * casino (spec: Round-ended, Events 1; CONTRACTS 6). CASINO_TIMEOUT_MS is 500 ms here.
+ * casino (spec: Round-ended, Events 1; docs/api/casino.json). CASINO_TIMEOUT_MS is 500 ms here.
  */
 describe('POST /api/round-ended', () => {
   let tb: Testbed;

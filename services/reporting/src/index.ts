@@ -17,3 +17,8 @@ export async function startReporting(rt: Runtime, port: number): Promise<{ serve
   const server = await listen(app, port, rt.config.SERVICE_HOST);
   return { server };
 }
+
+// The request schemas and routes, from which the API reference (tools/openapi) is generated.
+export { listRoundsQuery, roundPath, roundsRouter } from './routes/rounds';
+export { listTransactionsQuery, transactionPath, transactionsRouter } from './routes/transactions';
+export { casinoIdsQuery, catalogQuery, casinosRouter } from './routes/casinos';

@@ -30,3 +30,8 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
 // The money statements, for the benchmark's bare stand-in that replays the wallet's I/O alone.
 export { claimStatement, type MovementRecord } from './data/transactions';
 export { debitSuccessStatement, settleStatement } from './data/rounds';
+
+// The request schemas and routes, from which the API reference (tools/openapi) is generated.
+export { balanceQuery, cashInBody, cashOutBody, validateSessionQuery } from './routes/schemas';
+export { walletRoutes } from './routes/wallet-routes';
+export { CASH_IN_REASONS, SETTLES_A_BET } from './domain/cash-in-reasons';

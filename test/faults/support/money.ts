@@ -15,7 +15,7 @@ export interface Expected {
   code?: string;
 }
 
-/** CONTRACTS 6, "How casino answers map to relay errors", for the faults the sandbox can script. */
+/** docs/api/casino.json, "How casino answers map to relay errors", for the faults the sandbox can script. */
 export function expectedAnswer(operation: CasinoOperation, fault: Fault | null, timeoutMs: number): Expected {
   if (!fault) return { status: 200 };
   switch (fault.kind) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Scriptable misbehaviour of the sandbox casino: every answer a real casino can give that the
- * relay must map (CONTRACTS 6), plus the ambiguous ones (the money moved, the answer got lost).
+ * relay must map (docs/api/casino.json), plus the ambiguous ones (the money moved, the answer got lost).
  * `applyFirst` runs the real operation (money moves, idempotent result stored) before the fault
  * replaces the answer.
  */

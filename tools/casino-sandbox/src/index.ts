@@ -6,3 +6,4 @@ export { createLaunchToken, type LaunchTokenOptions } from './launch-token';
 export { signCasinoRequest, verifyCasinoSignature } from '@relay/shared';
 export { Lobby, lobbyConfigSchema, type LobbyConfig, type LobbyConfigInput } from './lobby';
 export { SANDBOX_BREAKS, parseSandboxBreaks, isSandboxBreak, type SandboxBreak } from './breaks';
+export { requestSchemas } from './protocol';

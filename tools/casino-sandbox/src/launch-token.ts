@@ -1,7 +1,7 @@
 import { CompactEncrypt } from 'jose';
 
 /**
- * The casino token of CONTRACTS 4: a compact JWE, {"alg":"dir","enc":"A256GCM"}, keyed with the
+ * The casino token of docs/integrating-a-casino.md: a compact JWE, {"alg":"dir","enc":"A256GCM"}, keyed with the
  * casino's 32-byte launchKey, whose plaintext is a JSON claims set. In the demo and in tests the
  * sandbox plays the casino, so it is the one holding the launch key.
  */

@@ -7,7 +7,7 @@ import type { PlayerView } from './ledger';
 /**
  * The sandbox casino's lobby, for the demo and the browser test: a page listing one casino's
  * players with their balances, where "Play" signs the player in to a game the way a casino does:
- * it issues a fresh wallet token, seals it in a launch token (CONTRACTS 4) and sends the browser
+ * it issues a fresh wallet token, seals it in a launch token (docs/integrating-a-casino.md) and sends the browser
  * to the relay's /launch. Configured through PUT /_control/lobby (or `sandbox.lobby.configure`).
  *
  *   GET  /  and  /lobby      the page

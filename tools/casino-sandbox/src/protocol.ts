@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What the sandbox accepts on its wallet endpoints: the request bodies of CONTRACTS 6, checked
+ * What the sandbox accepts on its wallet endpoints: the request bodies of docs/api/casino.json, checked
  * strictly so a relay that drops or mistypes a field is caught here rather than at a real casino.
  * The walletToken is not checked here: a missing or wrong token is the casino's TOKEN_EXPIRED.
  */

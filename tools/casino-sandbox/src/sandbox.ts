@@ -6,7 +6,7 @@ import type { SandboxOperation } from './faults';
 import { isLobbyPath, Lobby } from './lobby';
 
 /**
- * A runnable casino wallet speaking CONTRACTS 6, for tests and the demo:
+ * A runnable casino wallet speaking docs/api/casino.json, for tests and the demo:
  *   POST {url}/wallet/{balance|debit|credit|round-ended}   the wallet (any path prefix after /wallet
  *                                                          is allowed, so each casino can get its own walletUrl)
  *   {url}/_control/...                                      scripting (see control.ts)

@@ -72,7 +72,7 @@ describe('sandbox control API', () => {
   });
 });
 
-describe('launch token (CONTRACTS 4)', () => {
+describe('launch token (docs/integrating-a-casino.md)', () => {
   const launchKey = randomBytes(32).toString('base64url');
 
   it('When a launch token is created, then it is a dir/A256GCM compact JWE whose plaintext holds the claims', async () => {

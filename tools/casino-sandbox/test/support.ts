@@ -1,6 +1,6 @@
 import { signCasinoRequest, type CasinoWallet } from '@relay/shared';
 
-/** Request bodies of CONTRACTS 6 for the sandbox tests. */
+/** Request bodies of docs/api/casino.json for the sandbox tests. */
 export const SECRET = 'sandbox-test-secret';
 
 export function balanceBody(providerId: string, playerId: string, walletToken: string) {

@@ -3,7 +3,7 @@ import { MAX_AMOUNT, roundBalance } from '../money';
 import type { CasinoOperation } from './protocol';
 
 /**
- * CONTRACTS 6 "How casino answers map to relay errors", as one pure function of the operation,
+ * docs/api/casino.json "How casino answers map to relay errors", as one pure function of the operation,
  * the HTTP status and the body text. Kept apart from the transport so the table reads in one place.
  */
 export interface CasinoAnswer {

@@ -107,7 +107,7 @@ describe('CasinoClient request', () => {
   });
 });
 
-describe('CasinoClient answer mapping (CONTRACTS 6)', () => {
+describe('CasinoClient answer mapping (docs/api/casino.json)', () => {
   it('When the casino answers 200 with a balance, then the balance is rounded half-up (2.675 -> 2.68) whether number or string', async () => {
     for (const [raw, expected] of [['{"balance":2.675}', 2.68], ['{"balance":"2.675"}', 2.68], ['{"balance":"100.994999"}', 100.99], ['{"balance":"1.005000000001"}', 1.01], ['{"balance":0}', 0]] as const) {
       reply = json(200, raw);

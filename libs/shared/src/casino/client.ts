@@ -44,7 +44,7 @@ export function casinoOutcome(result: CasinoResult<CasinoAnswer>): CasinoOutcome
 }
 
 /**
- * The relay's only way to reach a casino wallet (CONTRACTS 6). A call never throws for anything
+ * The relay's only way to reach a casino wallet (docs/api/casino.json). A call never throws for anything
  * the casino or the network does: it resolves to a result whose error carries the relay code, so
  * the caller can store it on the transaction record. Never retries: a money call is repeated only
  * by the game, with the same transactionId.

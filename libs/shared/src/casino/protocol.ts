@@ -1,5 +1,5 @@
 /**
- * The casino wallet protocol (CONTRACTS 6): what the relay sends to every casino. The bodies are
+ * The casino wallet protocol (docs/api/casino.json): what the relay sends to every casino. The bodies are
  * typed here so the wallet, the notifier and the sandbox casino agree on one shape.
  */
 export type CasinoOperation = 'balance' | 'debit' | 'credit' | 'round-ended';

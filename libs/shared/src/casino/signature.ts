@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Request signing of the casino wallet protocol (CONTRACTS 6): `v1=` + hex HMAC-SHA256 keyed with
+ * Request signing of the casino wallet protocol (docs/api/casino.json): `v1=` + hex HMAC-SHA256 keyed with
  * the casino's walletSecret over `${timestamp}.${exact body bytes}`. The casino verifies the bytes
  * it received, so the relay signs exactly the bytes it sends.
  */

@@ -19,7 +19,7 @@ export interface GeneratedSecrets {
   launchKey?: string;
 }
 
-/** 32 random bytes as base64url, the launch key format of CONTRACTS 4. */
+/** 32 random bytes as base64url, the launch key format of docs/integrating-a-casino.md. */
 export function newLaunchKey(): string {
   return randomSecret(32);
 }

@@ -18,7 +18,7 @@ export interface CurrencyConfigInput {
 }
 
 /**
- * The ordering rules of CONTRACTS 5. Decimals and signs of each amount are the route schema's
+ * The ordering rules of docs/api/admin.json. Decimals and signs of each amount are the route schema's
  * (isValidAmount); these are the rules between fields.
  */
 export function currencyConfigProblems(c: CurrencyConfigInput): ErrorDetail[] {

@@ -4,7 +4,7 @@ import type { CasinoAddressPolicy, Change, ChangeBus, Knex, Logger, SecretBox } 
 export interface AdminDeps {
   db: Knex;
   secrets: SecretBox;
-  /** Tell every process's caches that a record changed (CONTRACTS 5: effective within one second). */
+  /** Tell every process's caches that a record changed (docs/api/admin.json: effective within one second). */
   publishChange: (...changes: Change[]) => Promise<void>;
   /** Which casino wallet addresses may be saved (production: public ones, or the allow-list). */
   walletAddresses?: CasinoAddressPolicy;

@@ -47,7 +47,7 @@ export function templateProblems(properties: TemplateProperty[]): ErrorDetail[] 
   return problems;
 }
 
-/** A casino's overrides against a template: the four refusals of CONTRACTS 5. */
+/** A casino's overrides against a template: the four refusals of docs/api/admin.json. */
 export function configProblems(properties: TemplateProperty[], overrides: Record<string, unknown>): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const byName = new Map(properties.map((p) => [p.name, p]));

@@ -8,14 +8,14 @@ import { presentCasinoGameConfig, presentCurrencyConfig } from './present';
 import { amount, currencyCode, gameIdParam, parse, recordId } from './validation';
 
 /** Value types are checked against the template in the domain (INVALID_GAME_CONFIG, not 400 Bad Request). */
-const configBody = z.object({
+export const configBody = z.object({
   values: z.record(z.string(), z.unknown()),
 });
 
 /** Auto-cashout values are multipliers, not money: any non-negative number. */
 const multiplier = z.number().min(0).max(1e9).nullable().default(null);
 
-const currencyBody = z.object({
+export const currencyBody = z.object({
   currency: z.string().optional(),
   minBet: amount,
   maxBet: amount,
@@ -29,8 +29,8 @@ const currencyBody = z.object({
   isDefault: z.boolean().default(false),
 });
 
-const casinoGamePath = z.object({ providerId: recordId, gameId: gameIdParam });
-const currencyPath = casinoGamePath.extend({ currency: currencyCode });
+export const casinoGamePath = z.object({ providerId: recordId, gameId: gameIdParam });
+export const currencyPath = casinoGamePath.extend({ currency: currencyCode });
 
 export function casinoGameRoutes(deps: AdminDeps): Router {
   const router = Router();

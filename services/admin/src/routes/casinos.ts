@@ -6,25 +6,31 @@ import { deleteCasino, getCasino, listCasinos, saveCasino } from '../domain/casi
 import { presentCasino } from './present';
 import { httpUrl, name, pagination, parse, recordId, status } from './validation';
 
-/** CONTRACTS 4: the launch key is 32 bytes, exchanged as base64url (stored unpadded). */
+/** docs/integrating-a-casino.md: the launch key is 32 bytes, exchanged as base64url (stored unpadded). */
 const launchKey = z
   .string()
   .transform((text) => text.replace(/=+$/, ''))
   .refine((text) => /^[A-Za-z0-9_-]{43}$/.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text, 'must be 32 bytes encoded as base64url');
 
-const casinoBody = z.object({
-  providerId: z.string().optional(),
+// The descriptions are published in the API reference (docs/api/admin.json).
+export const casinoBody = z.object({
+  providerId: z.string().optional().meta({ description: 'When given, must equal the one in the path.' }),
   name,
-  walletUrl: httpUrl({ allowQuery: false }),
+  walletUrl: httpUrl({ allowQuery: false }).meta({ description: 'Where the relay calls the wallet protocol (POST {walletUrl}/{operation}): absolute http(s), no credentials, query or fragment.' }),
   // It keys the HMAC of every wallet call: a short one could be guessed.
-  walletSecret: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
-  launchKey: launchKey.optional(),
+  walletSecret: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(512)
+    .optional()
+    .meta({ description: 'Keys the signature of every wallet call. Absent: one is generated and returned once, in this answer only.' }),
+  launchKey: launchKey.optional().meta({ description: '32 bytes as base64url; seals the launch tokens. Absent: one is generated and returned once, in this answer only.' }),
   status: status.default('ACTIVE'),
-  refundOnCreditFail: z.boolean().default(false),
-  creditOnDisconnect: z.boolean().default(false),
+  refundOnCreditFail: z.boolean().default(false).meta({ description: 'Games may refund a debit that failed with a server error (cash-in reason CASHOUT_FAILED).' }),
+  creditOnDisconnect: z.boolean().default(false).meta({ description: 'Games may pay a disconnected player (the DISCONNECT_* cash-in reasons).' }),
 });
 
-const casinoPath = z.object({ providerId: recordId });
+export const casinoPath = z.object({ providerId: recordId });
 
 export function casinoRoutes(deps: AdminDeps): Router {
   const router = Router();

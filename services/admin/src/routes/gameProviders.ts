@@ -13,19 +13,26 @@ import {
 import { presentGameProvider } from './present';
 import { name, parse, recordId, status } from './validation';
 
-const groupBody = z.object({
-  groupId: z.string().optional(),
+export const groupBody = z.object({
+  groupId: z.string().optional().meta({ description: 'When given, must equal the one in the path.' }),
   name,
-  status: status.default('ACTIVE'),
+  status: status.default('ACTIVE').meta({ description: 'INACTIVE refuses every game route of this provider (GROUP_NOT_ACTIVE).' }),
   /** Per game provider override of RATE_LIMIT_PER_SECOND; null means the platform default. */
-  rateLimitPerSecond: z.number().int().min(0).max(1_000_000).nullable().default(null),
+  rateLimitPerSecond: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .nullable()
+    .default(null)
+    .meta({ description: 'Requests per second across all gateways; null: the platform default; 0: no limit.' }),
 });
 
 // Any text gets to the key check, so a wrong key is INVALID_PUBLIC_KEY rather than a generic 400.
-const keyBody = z.object({ publicKeyPem: z.string().max(16384) });
+export const keyBody = z.object({ publicKeyPem: z.string().max(16384) });
 
-const groupPath = z.object({ groupId: recordId });
-const tokenPath = z.object({ groupId: recordId, tokenId: z.string().min(1).max(128) });
+export const groupPath = z.object({ groupId: recordId });
+export const tokenPath = z.object({ groupId: recordId, tokenId: z.string().min(1).max(128) });
 
 export function gameProviderRoutes(deps: AdminDeps): Router {
   const router = Router();

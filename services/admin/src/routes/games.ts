@@ -8,18 +8,18 @@ import { PROPERTY_TYPES, type TemplateProperty } from '../domain/gameConfigRules
 import { presentGame, presentTemplate } from './present';
 import { gameIdParam, httpUrl, name, parse, recordId, status } from './validation';
 
-const gameBody = z.object({
-  gameId: z.number().optional(),
+export const gameBody = z.object({
+  gameId: z.number().optional().meta({ description: 'When given, must equal the one in the path.' }),
   name,
-  groupId: recordId,
-  frontendUrl: httpUrl({ allowQuery: true }),
+  groupId: recordId.meta({ description: 'The game provider that owns the game.' }),
+  frontendUrl: httpUrl({ allowQuery: true }).meta({ description: 'Where launches redirect the player: absolute http(s); its own query parameters are kept and win a clash.' }),
   status: status.default('ACTIVE'),
 });
 
 const configValue = z.union([z.string().max(4096), z.number(), z.boolean()]);
 
 /** Shape only; the template rules (reserved names, dropdown values, default types) are domain rules. */
-const templateBody = z.object({
+export const templateBody = z.object({
   gameId: z.number().optional(),
   properties: z
     .array(
@@ -34,7 +34,7 @@ const templateBody = z.object({
     .max(200),
 });
 
-const gamePath = z.object({ gameId: gameIdParam });
+export const gamePath = z.object({ gameId: gameIdParam });
 
 export function gameRoutes(deps: AdminDeps): Router {
   const router = Router();

@@ -22,7 +22,7 @@ export function presentCasino(c: CasinoRecord, generated: GeneratedSecrets = {})
     creditOnDisconnect: c.creditOnDisconnect,
     createdAt: iso(c.createdAt),
     updatedAt: iso(c.updatedAt),
-    // Shown once, only when this request generated them (CONTRACTS 5).
+    // Shown once, only when this request generated them (docs/api/admin.json).
     ...(generated.walletSecret !== undefined ? { walletSecret: generated.walletSecret } : {}),
     ...(generated.launchKey !== undefined ? { launchKey: generated.launchKey } : {}),
   };

@@ -33,7 +33,10 @@ export const status = z.enum(['ACTIVE', 'INACTIVE']);
 export const name = z.string().trim().min(1, 'must not be empty').max(200);
 
 /** Non-negative money with at most two decimals, exactly as the money routes accept it. */
-export const amount = z.number().refine(isValidAmount, 'must be a non-negative amount with at most 2 decimals');
+export const amount = z
+  .number()
+  .refine(isValidAmount, 'must be a non-negative amount with at most 2 decimals')
+  .meta({ description: 'A JSON number, non-negative, with at most 2 decimals, below 10^13.', minimum: 0, exclusiveMaximum: 1e13 });
 
 export function httpUrl(options: { allowQuery: boolean }) {
   return z

@@ -2,7 +2,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { Redis } from '@relay/shared';
 
 /**
- * Requests per second per game provider across all gateways (CONTRACTS 1), counted in Redis so
+ * Requests per second per game provider across all gateways (README, Configuration), counted in Redis so
  * every gateway instance shares one budget. If Redis is unreachable the limiter falls back to a
  * per-process budget rather than refusing games or letting them run unbounded.
  */

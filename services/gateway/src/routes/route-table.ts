@@ -5,6 +5,8 @@ export type Audience = 'public' | 'admin' | 'provider';
 /** Which service serves a path, and who may call it. Paths are forwarded unchanged. */
 export function audienceFor(path: string): Audience | null {
   if (path === '/launch') return 'public';
+  // The API reference (routes/docs.ts), answered by the gateway itself before authentication.
+  if (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/openapi/')) return 'public';
   if (path === '/admin/v1' || path.startsWith('/admin/v1/')) return 'admin';
   if (path.startsWith('/api/')) return 'provider';
   return null;
@@ -16,6 +18,9 @@ export function audienceFor(path: string): Audience | null {
  */
 const PREFIXES: { prefix: string; service: ServiceName; template: string }[] = [
   { prefix: '/launch', service: 'launcher', template: '/launch' },
+  // The API reference (routes/docs.ts): answered by the gateway itself before this table is read.
+  { prefix: '/docs', service: 'gateway', template: '/docs' },
+  { prefix: '/openapi/', service: 'gateway', template: '/openapi/*' },
   { prefix: '/admin/v1/', service: 'admin', template: '/admin/v1/*' },
   { prefix: '/api/v1/sessions/', service: 'wallet', template: '/api/v1/sessions/:sessionId' },
   { prefix: '/api/account', service: 'wallet', template: '/api/account' },

@@ -1,7 +1,7 @@
 import { jwtDecrypt } from 'jose';
 import { AppError } from '@relay/shared';
 
-/** The claims of a casino launch token (CONTRACTS 4) once decrypted and checked. */
+/** The claims of a casino launch token (docs/integrating-a-casino.md) once decrypted and checked. */
 export interface LaunchClaims {
   providerId: string;
   playerId: string;

@@ -7,7 +7,7 @@ import { launch, type LaunchDeps } from '../domain/launch';
 const printable = (v: string) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 const text = (max: number) => z.string().trim().min(1).max(max).refine(printable, 'must not contain control characters');
 
-const launchQuery = z.object({
+export const launchQuery = z.object({
   token: z.string().min(1).max(8192),
   providerId: text(200).regex(/^[^:]+$/),
   gameId: z.string().regex(/^\d{1,10}$/).transform(Number).pipe(z.number().int().min(1).max(2147483647)),

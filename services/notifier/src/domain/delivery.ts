@@ -1,6 +1,6 @@
 import { AppError } from '@relay/shared';
 
-/** The relay codes one casino's round-ended delivery can end with (CONTRACTS 6, round-ended column). */
+/** The relay codes one casino's round-ended delivery can end with (docs/api/casino.json, round-ended column). */
 export const DELIVERY_ERROR_CODES = [
   'INTEGRATION_TIMED_OUT',
   'PROVIDER_API_FAILURE',

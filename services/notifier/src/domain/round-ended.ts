@@ -6,7 +6,7 @@ export interface RoundEndedRequest {
   providerIds: string[];
 }
 
-/** The notification one casino receives (CONTRACTS 6: round-ended body). */
+/** The notification one casino receives (docs/api/casino.json: round-ended body). */
 export interface RoundEndedNotice {
   providerId: string;
   groupId: string;

@@ -4,7 +4,7 @@ import { badRequest, callerGroupId, handler, inSpan, tracer } from '@relay/share
 import { notifyRoundEnded, type RoundEndedDeps } from '../domain/round-ended';
 
 /** Game-generated ids never contain ':' (spec Limits). */
-const roundId = z.string().min(1).max(200).refine((v) => !v.includes(':'), "must not contain ':'");
+const roundId = z.string().min(1).max(200).regex(/^[^:]*$/, "must not contain ':'");
 const providerId = z.string().min(1).max(200);
 
 /** A bound on the fan-out of one call; far above any real round (the spec sets no maximum). */

@@ -33,7 +33,7 @@ export type RoundEndedProcessor = (job: Job<RoundEndedJob, RoundEndedReceipt, st
 const workerTracer = tracer('notifier-worker');
 
 /**
- * The worker's job: one signed round-ended call to one casino (CONTRACTS 6). A failure becomes a
+ * The worker's job: one signed round-ended call to one casino (docs/api/casino.json). A failure becomes a
  * failed job whose reason starts with the relay code; it is never retried by BullMQ, because the
  * caller is waiting for this one answer and decides on a repeat itself.
  */
@@ -87,7 +87,7 @@ async function deliver(deps: DelivererDeps, job: Job<RoundEndedJob, RoundEndedRe
   return { casinoStatus: result.status };
 }
 
-/** The round-ended column of CONTRACTS 6 has three codes; anything else would be a client bug. */
+/** The round-ended column of docs/api/casino.json has three codes; anything else would be a client bug. */
 function deliveryCode(code: string): DeliveryErrorCode {
   return isDeliveryErrorCode(code) ? code : 'PROVIDER_API_FAILURE';
 }

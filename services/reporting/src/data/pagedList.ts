@@ -17,7 +17,7 @@ export interface SortColumn {
 export interface ListCriteria {
   /** Exact-match filters, column name to value. Column names come from code, never from input. */
   equals: Record<string, string | number>;
-  /** Inclusive bounds on created_at, at millisecond precision (CONTRACTS 7). */
+  /** Inclusive bounds on created_at, at millisecond precision (docs/api, timestamps). */
   createdFrom?: Date;
   createdTo?: Date;
   sort: SortColumn;

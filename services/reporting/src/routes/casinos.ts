@@ -5,9 +5,9 @@ import type { Catalog } from '../domain/catalog';
 import { gameIdParam, idParam, integerParam, parseQuery } from './query';
 
 /** Spec, Limits: `days` is an integer 1 to 30. */
-const casinoIdsQuery = z.strictObject({ days: integerParam(1, 30).optional() });
+export const casinoIdsQuery = z.strictObject({ days: integerParam(1, 30).optional() });
 
-const catalogQuery = z.strictObject({ gameId: gameIdParam.optional(), providerId: idParam.optional() });
+export const catalogQuery = z.strictObject({ gameId: gameIdParam.optional(), providerId: idParam.optional() });
 
 export function casinosRouter(catalog: Catalog): Router {
   const router = Router();

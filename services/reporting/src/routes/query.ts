@@ -16,7 +16,8 @@ export function integerParam(min: number, max: number) {
     .string()
     .regex(/^-?\d{1,12}$/, 'must be an integer')
     .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .meta({ description: `An integer from ${min} to ${max}.` });
 }
 
 /** Game ids are PostgreSQL integers; anything beyond matches no game and is refused up front. */
@@ -36,12 +37,17 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
- * An ISO-8601 instant for from/to, kept at millisecond precision (CONTRACTS 7): finer digits are
+ * An ISO-8601 instant for from/to, kept at millisecond precision (docs/api, timestamps): finer digits are
  * dropped, a time without zone is UTC. A bare date is the start of that UTC day for `from` and its
  * last millisecond for `to`, so from=D&to=D covers the whole day D.
  */
 export function instantParam(bound: 'from' | 'to') {
-  return z.string().transform((text, ctx) => {
+  const meaning = bound === 'from' ? 'a bare date means the start of that UTC day' : 'a bare date means the last millisecond of that UTC day';
+  const input = z.string().meta({
+    description: `Inclusive bound on createdAt: an ISO-8601 date or date-time (no zone means UTC), compared at millisecond precision; ${meaning}.`,
+    examples: ['2026-11-21T20:47:56.123Z', '2026-11-21'],
+  });
+  return input.transform((text, ctx) => {
     const date = parseInstant(text, bound);
     if (!date) {
       ctx.addIssue({ code: 'custom', message: 'must be an ISO-8601 date or date-time, e.g. 2026-11-21T20:47:56.123Z' });

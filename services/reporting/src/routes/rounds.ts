@@ -5,14 +5,14 @@ import type { Reports } from '../domain/reports';
 import { enumParam, idParam, parseQuery } from './query';
 import { listParams, rangeInOrder } from './listParams';
 
-const listRoundsQuery = z
+export const listRoundsQuery = z
   .strictObject({
     ...listParams(['createdAt', 'openedAt', 'settledAt', 'betAmount', 'payoutAmount'] as const),
     status: enumParam(['OPEN', 'SETTLED'] as const).optional(),
   })
   .superRefine(rangeInOrder);
 
-const roundPath = z.object({ providerId: idParam, roundId: idParam });
+export const roundPath = z.object({ providerId: idParam, roundId: idParam });
 
 export function roundsRouter(reports: Reports): Router {
   const router = Router();

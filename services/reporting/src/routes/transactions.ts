@@ -5,7 +5,7 @@ import type { Reports } from '../domain/reports';
 import { enumParam, idParam, parseQuery } from './query';
 import { listParams, rangeInOrder } from './listParams';
 
-const listTransactionsQuery = z
+export const listTransactionsQuery = z
   .strictObject({
     ...listParams(['createdAt', 'completedAt', 'amount'] as const),
     transactionId: idParam.optional(),
@@ -14,7 +14,7 @@ const listTransactionsQuery = z
   })
   .superRefine(rangeInOrder);
 
-const transactionPath = z.object({ providerId: idParam, transactionId: idParam });
+export const transactionPath = z.object({ providerId: idParam, transactionId: idParam });
 
 export function transactionsRouter(reports: Reports): Router {
   const router = Router();

@@ -59,7 +59,7 @@ export async function resolveSession(
   return { session, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
 }
 
-/** The fields every casino wallet call carries about the player and session (CONTRACTS 6). */
+/** The fields every casino wallet call carries about the player and session (docs/api/casino.json). */
 export function casinoPlayerFields({ session, walletToken }: ResolvedSession) {
   return {
     providerId: session.providerId,
