@@ -42,7 +42,11 @@ function admin(op: AdminOperation): Operation {
     500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected failure (never with details); repeat the identical request.' },
     503: { codes: ['SERVICE_UNAVAILABLE'], description: 'The admin service or its database is briefly unavailable; repeat after `Retry-After`.' },
   };
-  if (op.body) table[413] = { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is larger than 64 KiB.' };
+  if (op.body) {
+    table[413] = { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is larger than 64 KiB.' };
+    table[408] = { codes: ['REQUEST_TIMEOUT'], description: 'The body did not arrive within the gateway\'s body time-out; nothing was done.' };
+  }
+  table[429] = { codes: ['RATE_LIMITED'], description: 'The admin token already holds its whole share of the relay\'s connections to the admin service; wait `Retry-After` seconds.' };
   if (op.errors?.[404]) table[404] = { codes: op.errors[404], description: NOT_FOUND_TEXT };
   if (op.errors?.[409]) table[409] = { codes: op.errors[409], description: 'The change would break what exists; `data` names each casino concerned.' };
   const data = op.ok.data ?? z.null();

@@ -4,10 +4,16 @@ import type { ErrorTable } from '../errors';
 
 const auth = {
   403: { codes: ['AUTHENTICATION_FAILED', 'GROUP_NOT_ACTIVE'], description: 'The game provider token is missing, unknown or revoked, or the game provider is inactive.' },
-  429: { codes: ['RATE_LIMITED'], description: 'The game provider exceeded its request rate; wait `Retry-After` seconds.' },
+  429: {
+    codes: ['RATE_LIMITED'],
+    description: 'The game provider exceeded its request rate, or already holds its whole share of the relay\'s connections to the service (requests in flight), or its address failed authentication too often; wait `Retry-After` seconds.',
+  },
   500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected failure of the relay (never with details). Repeat the identical request; a money call with the same `transactionId`.' },
-  503: { codes: ['SERVICE_UNAVAILABLE'], description: 'A part of the relay is briefly unavailable; nothing was done. Repeat the identical request (same `transactionId`) after `Retry-After`.' },
+  503: { codes: ['SERVICE_UNAVAILABLE'], description: 'A part of the relay is briefly unavailable or at capacity; nothing was done. Repeat the identical request (same `transactionId`) after `Retry-After`.' },
 } satisfies ErrorTable;
+
+/** A body must arrive whole within the gateway's body time-out (GATEWAY_BODY_TIMEOUT_MS). */
+const slowBody = 'or the request body did not arrive within the gateway\'s body time-out (`REQUEST_TIMEOUT`: nothing was done; send it again)';
 
 const casino = {
   408: { codes: ['INTEGRATION_TIMED_OUT'], description: 'The casino did not answer within the casino time-out (10 s); a money movement may or may not have happened there. Repeat with the same `transactionId`.' },
@@ -27,6 +33,7 @@ const sessionScoped = {
 
 const money = {
   ...sessionScoped,
+  408: { codes: ['INTEGRATION_TIMED_OUT', 'REQUEST_TIMEOUT'], description: `${casino[408].description} Or ${slowBody}.` },
   409: { codes: ['TRANSACTION_IN_FLIGHT'], description: 'An earlier attempt with this `transactionId` is still running (younger than the in-flight window). Repeat the identical request after `Retry-After`.' },
   413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is larger than 64 KiB.' },
 } satisfies ErrorTable;
@@ -48,7 +55,7 @@ export const ERRORS = {
       description: 'Token refused, a named casino is inactive (nobody was notified), or a casino rejected the notification (the others were notified).',
     },
     404: { codes: ['PROVIDER_NOT_FOUND'], description: 'A named casino does not exist; nobody was notified.' },
-    408: casino[408],
+    408: money[408],
     413: { codes: ['PAYLOAD_TOO_LARGE'], description: 'The body is larger than 64 KiB.' },
     502: { codes: ['PROVIDER_API_FAILURE'], description: 'A casino failed the notification; the others were still notified.' },
   },
@@ -63,6 +70,7 @@ export const ERRORS = {
     401: { codes: ['INVALID_LAUNCH_TOKEN'], description: 'The casino token does not decrypt, its claims are wrong or expired, its `providerId` differs, or its `jti` was used before.' },
     403: { codes: ['PROVIDER_NOT_ACTIVE', 'GAME_NOT_ACTIVE'], description: 'The casino or the game is disabled.' },
     404: { codes: ['PROVIDER_NOT_FOUND', 'GAME_NOT_FOUND'], description: 'The casino or the game is not registered.' },
+    429: { codes: ['RATE_LIMITED'], description: 'This client address already holds its whole share of the launcher\'s connections; wait `Retry-After` seconds.' },
     500: auth[500],
     503: auth[503],
   },
