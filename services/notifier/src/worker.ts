@@ -15,7 +15,7 @@ const logger = createLogger({ service: 'notifier-worker', level: config.LOG_LEVE
 
 void runMain(logger, config.SHUTDOWN_TIMEOUT_MS, async (shutdown) => {
   const telemetry = await startTelemetry('relay-notifier-worker', { logger });
-  const rt = await createRuntime('notifier', config, { logger, defaultMetrics: true });
+  const rt = await createRuntime('notifier', config, { logger, defaultMetrics: true, metricsService: 'notifier-worker' });
   const worker = await startNotifierWorker(rt, settings);
   const monitor = monitorPort === null ? null : await startMonitor(rt, monitorPort);
   shutdown.register('finish in-flight deliveries and close the worker', async () => {

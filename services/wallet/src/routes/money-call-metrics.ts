@@ -1,0 +1,48 @@
+import type { RequestHandler } from 'express';
+import { currentContext, type ErrorCode, type ServiceMetrics } from '@relay/shared';
+
+/** The money routes and the operation each is counted as. */
+const OPERATIONS: Record<string, string> = {
+  '/api/account': 'balance',
+  '/api/balance/cash-out': 'cash-out',
+  '/api/balance/cash-in': 'cash-in',
+  '/api/balance/cash-in/retry': 'cash-in-retry',
+};
+
+/** The casino refused for a reason of the player's: a good answer from the relay's point of view. */
+const DECLINED = new Set<string>(['FUND_WITHDRAW_FAILED', 'AUTHENTICATION_TOKEN_EXPIRED'] satisfies ErrorCode[]);
+/** The casino failed: 5xx, time-out, refused connection, an answer outside the contract. */
+const CASINO_ERROR = new Set<string>(['CASHOUT_FAILED', 'PROVIDER_API_FAILURE', 'INVALID_PROVIDER_RESPONSE', 'INTEGRATION_TIMED_OUT'] satisfies ErrorCode[]);
+
+export type MoneyCallResult = 'ok' | 'client_error' | 'declined' | 'casino_error' | 'relay_error';
+
+/** Whose fault an answer is: the split the SLO needs (docs/operating.md). */
+export function moneyCallResult(status: number, code: string | undefined): MoneyCallResult {
+  if (status < 400) return 'ok';
+  if (code && DECLINED.has(code)) return 'declined';
+  if (code && CASINO_ERROR.has(code)) return 'casino_error';
+  return status >= 500 ? 'relay_error' : 'client_error';
+}
+
+/**
+ * relay_money_calls_total{provider_id, operation, result}: every money call's answer by whose
+ * fault it is. The relay's availability SLO spends only `relay_error`; `casino_error` is the
+ * casino's report. provider_id is the session's casino (`unknown` when no session was found).
+ */
+export function countMoneyCalls(metrics: ServiceMetrics): RequestHandler {
+  const calls = metrics.counter('relay_money_calls_total', 'Money calls by casino, operation and result (ok, client_error, declined, casino_error, relay_error)', [
+    'provider_id',
+    'operation',
+    'result',
+  ]);
+  return (req, res, next) => {
+    const operation = OPERATIONS[req.path];
+    if (!operation) return next();
+    const ctx = currentContext();
+    res.on('finish', () => {
+      const code = typeof res.locals.errorCode === 'string' ? res.locals.errorCode : undefined;
+      calls.inc({ provider_id: ctx?.providerId ?? 'unknown', operation, result: moneyCallResult(res.statusCode, code) });
+    });
+    next();
+  };
+}
