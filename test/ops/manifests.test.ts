@@ -212,7 +212,10 @@ describe('docker compose', () => {
   const relay = ['launcher', 'wallet', 'reporting', 'notifier', 'notifier-worker', 'admin', 'gateway'];
 
   it('When composed, then it holds a PostgreSQL primary and streaming replica, Redis, every service, workers, the sandbox casino and a one-shot migration', () => {
-    expect(Object.keys(services).sort()).toEqual(['admin', 'casino-sandbox', 'gateway', 'launcher', 'migrate', 'notifier', 'notifier-worker', 'postgres-primary', 'postgres-replica', 'redis', 'reporting', 'wallet']);
+    expect(Object.keys(services).sort()).toEqual([
+      'admin', 'casino-sandbox', 'gateway', 'grafana', 'launcher', 'migrate', 'notifier', 'notifier-worker', 'postgres-exporter', 'postgres-primary',
+      'postgres-replica', 'postgres-replica-exporter', 'prometheus', 'redis', 'redis-exporter', 'reporting', 'wallet',
+    ]);
     expect(services['postgres-primary'].command.join(' ')).toContain('wal_level=replica');
     expect(services['postgres-primary'].volumes.join(' ')).toContain('docker/postgres/primary-init.sh:/docker-entrypoint-initdb.d/');
     expect(services['postgres-replica'].environment.PRIMARY_HOST).toBe('postgres-primary');
@@ -244,7 +247,7 @@ describe('docker compose', () => {
     }
   });
 
-  it('When composed, then secrets must be supplied, reporting reads the replica, and only the gateway (and the sandbox on loopback) is published', () => {
+  it('When composed, then secrets must be supplied, reporting reads the replica, and only the gateway (and the sandbox and Grafana on loopback) is published', () => {
     for (const key of ['ADMIN_TOKEN', 'INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY']) expect(services.wallet.environment[key]).toMatch(/^\$\{\w+:\?/);
     expect(services.reporting.environment.DATABASE_READ_URL).toContain('@postgres-replica:5432/');
     expect(services.wallet.environment.DATABASE_READ_URL).toBeUndefined();
@@ -252,6 +255,7 @@ describe('docker compose', () => {
     expect(published).toEqual([
       ['gateway', ['${GATEWAY_PUBLISH:-8080}:8080']],
       ['casino-sandbox', ['127.0.0.1:8090:8090']],
+      ['grafana', ['127.0.0.1:3000:3000']],
     ]);
   });
 

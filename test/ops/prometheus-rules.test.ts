@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 
@@ -42,6 +43,20 @@ describe('prometheus rules', () => {
     const out = run(['test', 'rules', ...files]);
     expect({ status: out.status, output: out.stdout + out.stderr }).toMatchObject({ status: 0 });
     expect(out.stdout.match(/SUCCESS/g)).toHaveLength(files.length);
+  });
+
+  (promtool ? it : it.skip)('When promtool checks the compose Prometheus configuration, then it parses and its rule file is the one tested here', () => {
+    const config = path.join(ROOT, 'ops/prometheus/prometheus.yml');
+    const syntax = run(['check', 'config', '--syntax-only', config]);
+    expect(syntax.stdout + syntax.stderr).toContain('SUCCESS');
+    // The full check also loads the rules and the token file, at the paths the container mounts.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-prometheus-'));
+    writeFileSync(path.join(dir, 'admin_token'), 'test-token');
+    const text = readFileSync(config, 'utf8').replace('/etc/prometheus/rules.yml', RULES).replace('/run/secrets/admin_token', path.join(dir, 'admin_token'));
+    writeFileSync(path.join(dir, 'prometheus.yml'), text);
+    const full = run(['check', 'config', path.join(dir, 'prometheus.yml')]);
+    expect(full.stdout + full.stderr).toContain(`SUCCESS: ${groups.flatMap((g) => g.rules).length} rules found`);
+    expect(full.status).toBe(0);
   });
 
   it('When an alert is defined, then it has a severity, a summary and a runbook that exists, with its section', () => {
