@@ -87,7 +87,8 @@ describe('kubernetes manifests', () => {
       expect(c.resources[kind].memory).toBeTruthy();
     }
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } });
-    expect(c.envFrom).toEqual([{ configMapRef: { name: 'relay-config' } }, { secretRef: { name: 'relay-secrets' } }]);
+    // Secrets one by one, only those the process uses (test/ops/kustomize.test.ts checks which).
+    expect(c.envFrom).toEqual([{ configMapRef: { name: 'relay-config' } }]);
     // SHUTDOWN_TIMEOUT_MS plus the preStop pause fit in the grace period.
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(Number(named('ConfigMap', 'relay-config')!.data.SHUTDOWN_TIMEOUT_MS) + 5000);
     expect(dep.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
@@ -191,7 +192,7 @@ describe('kubernetes manifests', () => {
     expect(ns.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
     const overlay = load(path.join(K8S, 'overlays/production/kustomization.yaml'))[0];
     expect(overlay.namespace).toBe(ns.metadata.name);
-    expect(overlay.components).toEqual(['../../components/custom-metrics']);
+    expect(overlay.components).toEqual(['../../components/custom-metrics', '../../components/monitoring']);
     expect(JSON.stringify(overlay.patches)).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
   });
 

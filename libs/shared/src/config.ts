@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -69,11 +70,46 @@ export interface Config extends RawConfig {
 
 export type ServiceName = 'gateway' | 'launcher' | 'wallet' | 'reporting' | 'notifier' | 'admin';
 
+export type SecretName = keyof typeof DEV_SECRETS;
+export type ProcessName = ServiceName | 'notifier-worker';
+
+/**
+ * The secrets each process uses. In production a pod is handed these alone (k8s/base), so a
+ * process that is broken into does not hold the keys of the others: the gateway never holds the
+ * data encryption key, the worker neither the admin token nor the identity secret.
+ */
+export const PROCESS_SECRETS: Record<ProcessName, readonly SecretName[]> = {
+  gateway: ['ADMIN_TOKEN', 'INTERNAL_AUTH_SECRET'],
+  launcher: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+  wallet: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+  reporting: ['INTERNAL_AUTH_SECRET'],
+  notifier: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+  'notifier-worker': ['DATA_ENCRYPTION_KEY'],
+  admin: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+};
+
 export class ConfigError extends Error {}
 
-/** Parses the environment once at start; a bad value fails fast with every problem named. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+/**
+ * A production process given none of a secret it does not use gets a random value for it, never
+ * the development default: whatever might still reach for it fails closed (an admin token nobody
+ * knows, an identity no service accepts, a key that opens nothing).
+ */
+function withUnusedSecretsSealed(env: NodeJS.ProcessEnv, processName: ProcessName): NodeJS.ProcessEnv {
+  if (env.NODE_ENV !== 'production') return env;
+  const filled = { ...env };
+  for (const name of Object.keys(DEV_SECRETS) as SecretName[]) {
+    if (!PROCESS_SECRETS[processName].includes(name) && !filled[name]) filled[name] = `unused-${randomBytes(32).toString('hex')}`;
+  }
+  return filled;
+}
+
+/**
+ * Parses the environment once at start; a bad value fails fast with every problem named. Given
+ * the process, production requires only the secrets that process uses (PROCESS_SECRETS).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { process?: ProcessName } = {}): Config {
+  const parsed = configSchema.safeParse(options.process ? withUnusedSecretsSealed(env, options.process) : env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);

@@ -95,7 +95,7 @@ export function serviceMain(
   name: ServiceName,
   start: (rt: Runtime, port: number) => Promise<{ server: RunningServer; close?: () => Promise<void> }>,
 ): void {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { process: name });
   const logger = createLogger({ service: name, level: config.LOG_LEVEL });
   void runMain(logger, config.SHUTDOWN_TIMEOUT_MS, async (shutdown) => {
     // Before anything that could make a span: the pools, Redis and the app.

@@ -8,7 +8,7 @@ import { loadWorkerMonitorPort, loadWorkerSettings } from './worker/settings';
  * platform supervisor next to the notifier API). Shutdown: finish in-flight deliveries, then
  * close Redis and the pools.
  */
-const config = loadConfig();
+const config = loadConfig(process.env, { process: 'notifier-worker' });
 const settings = loadWorkerSettings();
 const monitorPort = loadWorkerMonitorPort();
 const logger = createLogger({ service: 'notifier-worker', level: config.LOG_LEVEL });
