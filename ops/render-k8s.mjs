@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global process, console */
 // Writes the Kubernetes copies of the monitoring files, so each has one source under ops/:
 //   ops/prometheus/rules.yml         -> k8s/components/monitoring/prometheusrule.yaml (PrometheusRule)
 //   ops/grafana/dashboards/*.json    -> k8s/components/monitoring/grafana-dashboards.yaml (ConfigMap)
@@ -61,7 +62,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       stale++;
     } else {
       writeFileSync(target, text);
-      console.log(`wrote ${path.relative(root, target)}`);
+      console.error(`wrote ${path.relative(root, target)}`);
     }
   }
   process.exitCode = stale ? 1 : 0;
