@@ -75,6 +75,17 @@ describe('prometheus rules', () => {
     }
   });
 
+  it('When docs/operating.md is read, then it names every alert and links every runbook', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/operating.md'), 'utf8');
+    for (const a of alerts) {
+      const mentioned = doc.includes(`\`${a.alert}\``) || doc.includes(`\`${a.alert!.replace(/SlowBurn$/, '')}...SlowBurn\``);
+      expect(mentioned ? a.alert : `docs/operating.md does not name ${a.alert}`).toBe(a.alert);
+    }
+    for (const f of readdirSync(path.join(ROOT, 'docs/runbooks')).filter((x) => x !== 'README.md')) {
+      expect(doc.includes(`runbooks/${f}`) ? f : `docs/operating.md does not link ${f}`).toBe(f);
+    }
+  });
+
   it('When every alert of the issue is looked for, then each signal has one', () => {
     const names = new Set(alerts.map((a) => a.alert));
     for (const name of [
