@@ -41,7 +41,7 @@ COPY --from=build /app/services/reporting/dist services/reporting/dist
 COPY --from=build /app/services/notifier/dist services/notifier/dist
 COPY --from=build /app/services/admin/dist services/admin/dist
 COPY --from=build /app/tools/casino-sandbox/dist tools/casino-sandbox/dist
-COPY docker/migrate.mjs docker/healthcheck.mjs docker/
+COPY docker/migrate.mjs docker/healthcheck.mjs docker/reseal-secrets.mjs docker/
 # Everything above belongs to root and is read-only for the process; the root filesystem can be
 # mounted read-only (Kubernetes readOnlyRootFilesystem, compose read_only): nothing writes to it.
 # 1000 is the image's `node` user, given as a number so runAsNonRoot can verify it.

@@ -114,7 +114,16 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
     const fromSecrets = (c.env as Doc[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.valueFrom.secretKeyRef.key as string);
     for (const e of c.env as Doc[]) if (e.valueFrom?.secretKeyRef) expect(e.name).toBe(e.valueFrom.secretKeyRef.key);
     const urls = name === 'reporting' ? ['DATABASE_READ_URL', 'REDIS_URL'] : ['DATABASE_URL', 'REDIS_URL'];
-    expect(fromSecrets.sort()).toEqual([...urls, ...PROCESS_SECRETS[name as ProcessName]].sort());
+    const secrets = PROCESS_SECRETS[name as ProcessName];
+    // The rotation companions, optional keys: whoever verifies identities or opens sealed values.
+    const rotation = [
+      ...(secrets.includes('INTERNAL_AUTH_SECRET') && name !== 'gateway' ? ['INTERNAL_AUTH_SECRET_VERIFY_ONLY'] : []),
+      ...(secrets.includes('DATA_ENCRYPTION_KEY') ? ['DATA_ENCRYPTION_KEY_DECRYPT_ONLY'] : []),
+    ];
+    expect(fromSecrets.sort()).toEqual([...urls, ...secrets, ...rotation].sort());
+    for (const e of c.env as Doc[]) {
+      if (e.valueFrom?.secretKeyRef) expect({ key: e.name, optional: e.valueFrom.secretKeyRef.optional ?? false }).toEqual({ key: e.name, optional: rotation.includes(e.name) });
+    }
   });
 
   it('When a casino is called, then only HTTPS (443) leaves the cluster, from the wallet and the workers', () => {

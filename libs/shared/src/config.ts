@@ -13,6 +13,8 @@ export const DEV_SECRETS = {
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** An optional secret; empty (compose's `${VAR:-}`) counts as unset. */
+const rotationSecret = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional());
 
 export const configSchema = z
   .object({
@@ -39,6 +41,9 @@ export const configSchema = z
     ADMIN_TOKEN: z.string().min(16).default(DEV_SECRETS.ADMIN_TOKEN),
     INTERNAL_AUTH_SECRET: z.string().min(32).default(DEV_SECRETS.INTERNAL_AUTH_SECRET),
     DATA_ENCRYPTION_KEY: z.string().min(32).default(DEV_SECRETS.DATA_ENCRYPTION_KEY),
+    // Rotation without downtime (docs/runbooks/rotating-secrets.md): accepted, never used to sign or seal.
+    INTERNAL_AUTH_SECRET_VERIFY_ONLY: rotationSecret,
+    DATA_ENCRYPTION_KEY_DECRYPT_ONLY: rotationSecret,
     SESSION_TTL_SECONDS: positiveInt(86400),
     SESSION_ARCHIVE_DAYS: positiveInt(60),
     IN_FLIGHT_WINDOW_SECONDS: positiveInt(60),

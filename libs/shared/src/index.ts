@@ -20,3 +20,4 @@ export { migrationSource } from './migrations';
 export * from './sessions';
 export * from './registry';
 export * from './casino';
+export * from './reseal';

@@ -49,8 +49,8 @@ export async function createRuntime(name: ServiceName, config: Config, options: 
     redis,
     bus,
     metrics: new ServiceMetrics(options.metricsService ?? name, { defaultMetrics: options.defaultMetrics }),
-    verifier: new IdentityVerifier(config.INTERNAL_AUTH_SECRET),
-    secrets: new SecretBox(config.DATA_ENCRYPTION_KEY),
+    verifier: new IdentityVerifier(config.INTERNAL_AUTH_SECRET, config.INTERNAL_AUTH_SECRET_VERIFY_ONLY ? [config.INTERNAL_AUTH_SECRET_VERIFY_ONLY] : []),
+    secrets: new SecretBox(config.DATA_ENCRYPTION_KEY, config.DATA_ENCRYPTION_KEY_DECRYPT_ONLY ? [config.DATA_ENCRYPTION_KEY_DECRYPT_ONLY] : []),
     isStopping: () => stopping,
   };
   (runtime as { markStopping?: () => void }).markStopping = () => (stopping = true);
