@@ -15,6 +15,7 @@ describe('money call result', () => {
     [500, 'INTERNAL_ERROR', 'relay_error'],
     [503, 'SERVICE_UNAVAILABLE', 'relay_error'],
     [500, undefined, 'relay_error'],
+    [499, undefined, 'client_error'],
   ])('When the answer is %i %s, then the call counts as %s', (status, code, result) => {
     expect(moneyCallResult(status, code)).toBe(result);
   });

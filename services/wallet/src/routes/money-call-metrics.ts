@@ -39,10 +39,17 @@ export function countMoneyCalls(metrics: ServiceMetrics): RequestHandler {
     const operation = OPERATIONS[req.path];
     if (!operation) return next();
     const ctx = currentContext();
-    res.on('finish', () => {
+    let counted = false;
+    const count = () => {
+      if (counted) return;
+      counted = true;
       const code = typeof res.locals.errorCode === 'string' ? res.locals.errorCode : undefined;
-      calls.inc({ provider_id: ctx?.providerId ?? 'unknown', operation, result: moneyCallResult(res.statusCode, code) });
-    });
+      // A game that hung up before the answer (499, as in http_requests_total) is the game's doing.
+      const status = res.writableFinished ? res.statusCode : 499;
+      calls.inc({ provider_id: ctx?.providerId ?? 'unknown', operation, result: moneyCallResult(status, code) });
+    };
+    res.on('finish', count);
+    res.on('close', count);
     next();
   };
 }
