@@ -117,6 +117,7 @@ describe('metrics', () => {
     // The casino refused for lack of funds: declined, neither the relay's nor the casino's failure.
     expect(value(wallet, 'relay_money_calls_total', { provider_id: world.providerId, operation: 'cash-out', result: 'declined' })).toBe(1);
     expect(value(wallet, 'relay_money_calls_total', { result: 'relay_error' })).toBe(0);
+    expect(value(wallet, 'relay_money_call_duration_seconds_count', { provider_id: world.providerId, operation: 'cash-out' })).toBe(2);
   });
 
   it('When a service is scraped, then its database pools show used, free and waiting connections against their maximum', async () => {

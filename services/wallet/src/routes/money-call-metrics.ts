@@ -26,8 +26,10 @@ export function moneyCallResult(status: number, code: string | undefined): Money
 
 /**
  * relay_money_calls_total{provider_id, operation, result}: every money call's answer by whose
- * fault it is. The relay's availability SLO spends only `relay_error`; `casino_error` is the
- * casino's report. provider_id is the session's casino (`unknown` when no session was found).
+ * fault it is, and relay_money_call_duration_seconds{...} its time in the wallet (casino call
+ * included). The relay's availability SLO spends only `relay_error`; `casino_error` is the
+ * casino's report; the latency SLO reads the duration per casino. provider_id is the session's
+ * casino (`unknown` when no session was found).
  */
 export function countMoneyCalls(metrics: ServiceMetrics): RequestHandler {
   const calls = metrics.counter('relay_money_calls_total', 'Money calls by casino, operation and result (ok, client_error, declined, casino_error, relay_error)', [
@@ -35,10 +37,14 @@ export function countMoneyCalls(metrics: ServiceMetrics): RequestHandler {
     'operation',
     'result',
   ]);
+  const duration = metrics.histogram('relay_money_call_duration_seconds', 'Money calls by casino, operation and result: time in the wallet, casino call included', ['provider_id', 'operation', 'result'], [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+  ]);
   return (req, res, next) => {
     const operation = OPERATIONS[req.path];
     if (!operation) return next();
     const ctx = currentContext();
+    const started = process.hrtime.bigint();
     let counted = false;
     const count = () => {
       if (counted) return;
@@ -46,7 +52,9 @@ export function countMoneyCalls(metrics: ServiceMetrics): RequestHandler {
       const code = typeof res.locals.errorCode === 'string' ? res.locals.errorCode : undefined;
       // A game that hung up before the answer (499, as in http_requests_total) is the game's doing.
       const status = res.writableFinished ? res.statusCode : 499;
-      calls.inc({ provider_id: ctx?.providerId ?? 'unknown', operation, result: moneyCallResult(status, code) });
+      const labels = { provider_id: ctx?.providerId ?? 'unknown', operation, result: moneyCallResult(status, code) };
+      calls.inc(labels);
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     };
     res.on('finish', count);
     res.on('close', count);
