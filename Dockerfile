@@ -43,7 +43,7 @@ COPY --from=build /app/services/admin/dist services/admin/dist
 COPY --from=build /app/tools/casino-sandbox/dist tools/casino-sandbox/dist
 # The API reference the gateway serves at /openapi/*.json and /docs.
 COPY docs/api docs/api
-COPY docker/migrate.mjs docker/healthcheck.mjs docker/
+COPY docker/migrate.mjs docker/healthcheck.mjs docker/reseal-secrets.mjs docker/
 # Everything above belongs to root and is read-only for the process; the root filesystem can be
 # mounted read-only (Kubernetes readOnlyRootFilesystem, compose read_only): nothing writes to it.
 # 1000 is the image's `node` user, given as a number so runAsNonRoot can verify it.

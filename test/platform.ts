@@ -101,7 +101,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
   if (options.notifierWorker ?? wanted.includes('notifier')) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startNotifierWorker } = require('../services/notifier/src');
-    const rt = await createRuntime('notifier', config, runtimeOptions('notifier-worker'));
+    const rt = await createRuntime('notifier', config, { ...runtimeOptions('notifier-worker'), metricsService: 'notifier-worker' });
     const worker = await startNotifierWorker(rt);
     closers.unshift(async () => {
       await worker.close();

@@ -153,7 +153,7 @@ describe('logs', () => {
       expect(typeof line.durationMs).toBe('number');
     }
     expect(wallet.traceId).toBe(gateway.traceId);
-    expect(gateway.route).toBe('/api/balance');
+    expect(gateway.route).toBe('/api/balance/cash-out');
     expect(wallet.route).toBe('/api/balance/cash-out');
     // The wallet knows the casino once it resolved the session.
     expect(wallet.providerId).toBe(world.providerId);

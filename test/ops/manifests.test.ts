@@ -87,7 +87,8 @@ describe('kubernetes manifests', () => {
       expect(c.resources[kind].memory).toBeTruthy();
     }
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } });
-    expect(c.envFrom).toEqual([{ configMapRef: { name: 'relay-config' } }, { secretRef: { name: 'relay-secrets' } }]);
+    // Secrets one by one, only those the process uses (test/ops/kustomize.test.ts checks which).
+    expect(c.envFrom).toEqual([{ configMapRef: { name: 'relay-config' } }]);
     // SHUTDOWN_TIMEOUT_MS plus the preStop pause fit in the grace period.
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(Number(named('ConfigMap', 'relay-config')!.data.SHUTDOWN_TIMEOUT_MS) + 5000);
     expect(dep.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
@@ -191,7 +192,7 @@ describe('kubernetes manifests', () => {
     expect(ns.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
     const overlay = load(path.join(K8S, 'overlays/production/kustomization.yaml'))[0];
     expect(overlay.namespace).toBe(ns.metadata.name);
-    expect(overlay.components).toEqual(['../../components/custom-metrics']);
+    expect(overlay.components).toEqual(['../../components/custom-metrics', '../../components/monitoring']);
     expect(JSON.stringify(overlay.patches)).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
   });
 
@@ -212,7 +213,10 @@ describe('docker compose', () => {
   const relay = ['launcher', 'wallet', 'reporting', 'notifier', 'notifier-worker', 'admin', 'gateway'];
 
   it('When composed, then it holds a PostgreSQL primary and streaming replica, Redis, every service, workers, the sandbox casino and a one-shot migration', () => {
-    expect(Object.keys(services).sort()).toEqual(['admin', 'casino-sandbox', 'gateway', 'launcher', 'migrate', 'notifier', 'notifier-worker', 'postgres-primary', 'postgres-replica', 'redis', 'reporting', 'wallet']);
+    expect(Object.keys(services).sort()).toEqual([
+      'admin', 'casino-sandbox', 'gateway', 'grafana', 'launcher', 'migrate', 'notifier', 'notifier-worker', 'postgres-exporter', 'postgres-primary',
+      'postgres-replica', 'postgres-replica-exporter', 'prometheus', 'redis', 'redis-exporter', 'reporting', 'wallet',
+    ]);
     expect(services['postgres-primary'].command.join(' ')).toContain('wal_level=replica');
     expect(services['postgres-primary'].volumes.join(' ')).toContain('docker/postgres/primary-init.sh:/docker-entrypoint-initdb.d/');
     expect(services['postgres-replica'].environment.PRIMARY_HOST).toBe('postgres-primary');
@@ -244,7 +248,7 @@ describe('docker compose', () => {
     }
   });
 
-  it('When composed, then secrets must be supplied, reporting reads the replica, and only the gateway (and the sandbox on loopback) is published', () => {
+  it('When composed, then secrets must be supplied, reporting reads the replica, and only the gateway (and the sandbox and Grafana on loopback) is published', () => {
     for (const key of ['ADMIN_TOKEN', 'INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY']) expect(services.wallet.environment[key]).toMatch(/^\$\{\w+:\?/);
     expect(services.reporting.environment.DATABASE_READ_URL).toContain('@postgres-replica:5432/');
     expect(services.wallet.environment.DATABASE_READ_URL).toBeUndefined();
@@ -252,6 +256,7 @@ describe('docker compose', () => {
     expect(published).toEqual([
       ['gateway', ['${GATEWAY_PUBLISH:-8080}:8080']],
       ['casino-sandbox', ['127.0.0.1:8090:8090']],
+      ['grafana', ['127.0.0.1:3000:3000']],
     ]);
   });
 

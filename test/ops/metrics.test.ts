@@ -19,7 +19,7 @@ let monitor: RunningServer;
 beforeAll(async () => {
   // This file's own worker, so its jobs (and its metrics) are the ones scraped below.
   p = await startPlatform({ notifierWorker: false });
-  workerRt = await createRuntime('notifier', p.config);
+  workerRt = await createRuntime('notifier', p.config, { metricsService: 'notifier-worker' });
   worker = await startNotifierWorker(workerRt);
   monitor = await startWorkerMonitor(workerRt, 0);
   world = await startGameWorld(p);
@@ -115,6 +115,31 @@ describe('metrics', () => {
     expect(value(wallet, 'relay_transactions_total', { category: 'CASH_OUT', status: 'FAILED' })).toBe(1);
   });
 
+  it('When money moved, then the wallet counts each money call by casino, operation and whose fault its failure was', async () => {
+    const wallet = await scrape(p.services.wallet!.url);
+    expect(value(wallet, 'relay_money_calls_total', { provider_id: world.providerId, operation: 'cash-out', result: 'ok' })).toBe(1);
+    // The casino refused for lack of funds: declined, neither the relay's nor the casino's failure.
+    expect(value(wallet, 'relay_money_calls_total', { provider_id: world.providerId, operation: 'cash-out', result: 'declined' })).toBe(1);
+    expect(value(wallet, 'relay_money_calls_total', { result: 'relay_error' })).toBe(0);
+    expect(value(wallet, 'relay_money_call_duration_seconds_count', { provider_id: world.providerId, operation: 'cash-out' })).toBe(2);
+  });
+
+  it('When a service is scraped, then its database pools show used, free and waiting connections against their maximum', async () => {
+    const wallet = await scrape(p.services.wallet!.url);
+    for (const state of ['used', 'free', 'pending', 'creating']) {
+      expect(wallet.some((s) => s.name === 'relay_db_pool_connections' && s.labels.pool === 'primary' && s.labels.state === state)).toBe(true);
+    }
+    expect(value(wallet, 'relay_db_pool_max', { pool: 'primary' })).toBe(p.config.DATABASE_POOL_MAX);
+  });
+
+  it('When probes and scrapes arrive, then they are not counted as requests', async () => {
+    const url = p.services.reporting!.url;
+    for (const path of ['/healthz', '/readyz', '/metrics', '/healthz']) await http('GET', `${url}${path}`);
+    const samples = await scrape(url);
+    const probes = samples.filter((s) => s.name === 'http_requests_total' && ['/healthz', '/readyz', '/metrics'].some((r) => s.labels.route?.startsWith(r)));
+    expect(probes).toEqual([]);
+  });
+
   it('When a round ended, then the notifier shows queue depth, live workers and delivery outcomes', async () => {
     const notifier = await scrape(p.services.notifier!.url);
     expect(value(notifier, 'notifier_round_ended_deliveries_total', { outcome: 'ok' })).toBe(1);
@@ -127,6 +152,8 @@ describe('metrics', () => {
 
   it('When the worker delivered, then its own port (NOTIFIER_WORKER_PORT) shows jobs, job latency, queue wait and casino calls, and health', async () => {
     const samples = await scrape(monitor.url);
+    // The worker reports as itself, not as the notifier API.
+    expect(new Set(samples.map((s) => s.labels.service))).toEqual(new Set(['notifier-worker']));
     expect(value(samples, 'notifier_jobs_total', { outcome: 'ok' })).toBe(1);
     expect(value(samples, 'notifier_job_duration_seconds_count', { outcome: 'ok' })).toBe(1);
     expect(value(samples, 'notifier_job_queue_wait_seconds_count', {})).toBe(1);

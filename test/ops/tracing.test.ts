@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { http, startPlatform, uniqueId, type TestPlatform } from '../platform';
@@ -119,9 +121,24 @@ describe('tracing', () => {
     const fanOut = childrenOf(spans, notifier).find((s) => s.name === 'round-ended')!;
     expect(fanOut).toBeDefined();
 
-    // The worker continues the trace carried in each job: one CONSUMER span per casino.
-    const jobs = childrenOf(spans, fanOut).filter((s) => s.name === 'deliver round-ended');
+    // One PRODUCER span per job queued; the worker continues each in a CONSUMER span.
+    const sends = childrenOf(spans, fanOut).filter((s) => s.name === 'send round-ended');
+    expect(sends).toHaveLength(3);
+    const jobs = sends.flatMap((send) => childrenOf(spans, send)).filter((s) => s.name === 'process round-ended');
     expect(jobs).toHaveLength(3);
+    for (const send of sends) {
+      expect(send.kind).toBe(SpanKind.PRODUCER);
+      expect(send.attributes).toMatchObject({ 'messaging.system': 'bullmq', 'messaging.destination.name': 'round-ended', 'messaging.operation.type': 'send' });
+    }
+    for (const job of jobs) {
+      const send = sends.find((x) => idOf(x) === parentOf(job))!;
+      expect(job.attributes).toMatchObject({
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': 'round-ended',
+        'messaging.operation.type': 'process',
+        'messaging.message.id': send.attributes['messaging.message.id'],
+      });
+    }
     expect(new Set(jobs.map((j) => j.attributes['relay.provider_id']))).toEqual(new Set(providerIds));
     const casinoSpans: ReadableSpan[] = [];
     for (const job of jobs) {
@@ -150,6 +167,51 @@ describe('tracing', () => {
     // Inside the platform the gateway's trace is continued as usual.
     const reporting = await waitFor('the reporting span', () => serverSpan(capture.trace(traceId), 'reporting', '/api/v1/providers/ids'));
     expect(parentOf(reporting)).toBe(idOf(gateway));
+  });
+
+  it('When a game cashes out, then spans follow the conventions: casino HTTP attributes without secrets, statements named by operation and table, release and environment on the resource', async () => {
+    const player = await world.launchPlayer({ balance: 100 });
+    const started = Date.now();
+    const res = await world.call('POST', '/api/balance/cash-out', {
+      sessionId: player.sessionId,
+      gameId: world.gameId,
+      currency: player.currency,
+      roundId: uniqueId('round'),
+      transactionId: uniqueId('bet'),
+      amount: 5,
+    });
+    expect(res.status).toBe(200);
+    const traceId = await waitFor('the gateway span of the cash-out', () => gatewayTrace('/api/balance/cash-out', started));
+    const spans = await waitFor('the casino debit span', () => {
+      const all = capture.trace(traceId);
+      return all.some((s) => s.name === 'casino debit') ? all : null;
+    });
+
+    const debit = spans.find((s) => s.name === 'casino debit')!;
+    const wallet = new URL(casino.url);
+    expect(debit.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.full': `${wallet.protocol}//${wallet.host}${wallet.pathname}/debit`,
+      'server.address': '127.0.0.1',
+      'server.port': Number(wallet.port),
+      'http.response.status_code': 200,
+    });
+    const recorded = JSON.stringify(spans.map((s) => s.attributes));
+    expect(recorded).not.toContain(player.walletToken);
+
+    const statements = spans.filter((s) => scopeOf(s) === 'relay-postgresql').map((s) => s.name);
+    expect(statements).toContain('INSERT transactions INSERT transaction_attempts');
+    expect(statements.some((n) => /^(UPDATE|SELECT|INSERT) \w+/.test(n) && n !== 'INSERT transactions INSERT transaction_attempts')).toBe(true);
+    for (const name of statements) expect(name).not.toMatch(/^(WITH|postgresql)\b/);
+    const claim = spans.find((s) => s.name === 'INSERT transactions INSERT transaction_attempts')!;
+    expect(claim.attributes).toMatchObject({ 'db.operation.name': 'INSERT', 'db.query.summary': claim.name });
+
+    const version = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')).version;
+    for (const span of spans) {
+      expect(span.resource.attributes['service.version']).toBe(version);
+      expect(span.resource.attributes['deployment.environment']).toBe('test');
+      expect(span.resource.attributes['deployment.environment.name']).toBe('test');
+    }
   });
 
   it('When probes and scrapes arrive, then they make no spans', async () => {

@@ -1,4 +1,4 @@
-import { ConfigError, DEV_SECRETS, loadConfig } from './config';
+import { ConfigError, DEV_SECRETS, loadConfig, PROCESS_SECRETS, type ProcessName } from './config';
 
 describe('configuration', () => {
   it('When nothing is set, then every variable has its documented local default', () => {
@@ -27,6 +27,21 @@ describe('configuration', () => {
       const env = { NODE_ENV: 'production', ...strong, [name]: undefined };
       expect(() => loadConfig(env)).toThrow(ConfigError);
       expect(() => loadConfig(env)).toThrow(name);
+    }
+  });
+
+  it.each(Object.entries(PROCESS_SECRETS))('When %s starts in production with only the secrets it uses, then it loads; without one of them it refuses', (processName, used) => {
+    const values = { ADMIN_TOKEN: 'a'.repeat(40), INTERNAL_AUTH_SECRET: 'b'.repeat(40), DATA_ENCRYPTION_KEY: 'c'.repeat(40) };
+    const only = Object.fromEntries(used.map((name) => [name, values[name]]));
+    const c = loadConfig({ NODE_ENV: 'production', ...only }, { process: processName as ProcessName });
+    for (const name of Object.keys(DEV_SECRETS) as (keyof typeof DEV_SECRETS)[]) {
+      // A secret it does not use is never the development default: a random value that fails closed.
+      expect(c[name]).not.toBe(DEV_SECRETS[name]);
+      if (used.includes(name)) expect(c[name]).toBe(values[name]);
+      else expect(c[name]).toMatch(/^unused-[0-9a-f]{64}$/);
+    }
+    for (const name of used) {
+      expect(() => loadConfig({ NODE_ENV: 'production', ...only, [name]: undefined }, { process: processName as ProcessName })).toThrow(name);
     }
   });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -13,6 +14,8 @@ export const DEV_SECRETS = {
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const share = (fallback: number) => z.coerce.number().gt(0).max(1).default(fallback);
+/** An optional secret; empty (compose's `${VAR:-}`) counts as unset. */
+const rotationSecret = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional());
 
 export const configSchema = z
   .object({
@@ -39,6 +42,9 @@ export const configSchema = z
     ADMIN_TOKEN: z.string().min(16).default(DEV_SECRETS.ADMIN_TOKEN),
     INTERNAL_AUTH_SECRET: z.string().min(32).default(DEV_SECRETS.INTERNAL_AUTH_SECRET),
     DATA_ENCRYPTION_KEY: z.string().min(32).default(DEV_SECRETS.DATA_ENCRYPTION_KEY),
+    // Rotation without downtime (docs/runbooks/rotating-secrets.md): accepted, never used to sign or seal.
+    INTERNAL_AUTH_SECRET_VERIFY_ONLY: rotationSecret,
+    DATA_ENCRYPTION_KEY_DECRYPT_ONLY: rotationSecret,
     SESSION_TTL_SECONDS: positiveInt(86400),
     SESSION_ARCHIVE_DAYS: positiveInt(60),
     IN_FLIGHT_WINDOW_SECONDS: positiveInt(60),
@@ -80,11 +86,46 @@ export interface Config extends RawConfig {
 
 export type ServiceName = 'gateway' | 'launcher' | 'wallet' | 'reporting' | 'notifier' | 'admin';
 
+export type SecretName = keyof typeof DEV_SECRETS;
+export type ProcessName = ServiceName | 'notifier-worker';
+
+/**
+ * The secrets each process uses. In production a pod is handed these alone (k8s/base), so a
+ * process that is broken into does not hold the keys of the others: the gateway never holds the
+ * data encryption key, the worker neither the admin token nor the identity secret.
+ */
+export const PROCESS_SECRETS: Record<ProcessName, readonly SecretName[]> = {
+  gateway: ['ADMIN_TOKEN', 'INTERNAL_AUTH_SECRET'],
+  launcher: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+  wallet: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+  reporting: ['INTERNAL_AUTH_SECRET'],
+  notifier: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+  'notifier-worker': ['DATA_ENCRYPTION_KEY'],
+  admin: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+};
+
 export class ConfigError extends Error {}
 
-/** Parses the environment once at start; a bad value fails fast with every problem named. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+/**
+ * A production process given none of a secret it does not use gets a random value for it, never
+ * the development default: whatever might still reach for it fails closed (an admin token nobody
+ * knows, an identity no service accepts, a key that opens nothing).
+ */
+function withUnusedSecretsSealed(env: NodeJS.ProcessEnv, processName: ProcessName): NodeJS.ProcessEnv {
+  if (env.NODE_ENV !== 'production') return env;
+  const filled = { ...env };
+  for (const name of Object.keys(DEV_SECRETS) as SecretName[]) {
+    if (!PROCESS_SECRETS[processName].includes(name) && !filled[name]) filled[name] = `unused-${randomBytes(32).toString('hex')}`;
+  }
+  return filled;
+}
+
+/**
+ * Parses the environment once at start; a bad value fails fast with every problem named. Given
+ * the process, production requires only the secrets that process uses (PROCESS_SECRETS).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { process?: ProcessName } = {}): Config {
+  const parsed = configSchema.safeParse(options.process ? withUnusedSecretsSealed(env, options.process) : env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);

@@ -2,14 +2,18 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, 
 
 /**
  * Secrets at rest (casino wallet secrets, launch keys, players' wallet tokens) are sealed with
- * AES-256-GCM under a key derived from DATA_ENCRYPTION_KEY. The format is versioned so the key can
- * be rotated later: v1.<iv>.<tag>.<ciphertext>, base64url parts.
+ * AES-256-GCM under a key derived from DATA_ENCRYPTION_KEY: v1.<iv>.<tag>.<ciphertext>, base64url
+ * parts. For rotation without downtime, keys given as `decryptOnly` (DATA_ENCRYPTION_KEY_DECRYPT_ONLY)
+ * open values but never seal them; GCM's tag tells which key a value was sealed with.
+ * docs/runbooks/rotating-secrets.md gives the order.
  */
 export class SecretBox {
   private readonly key: Buffer;
+  private readonly keys: Buffer[];
 
-  constructor(dataEncryptionKey: string) {
-    this.key = createHash('sha256').update(`relay-data-key:${dataEncryptionKey}`).digest();
+  constructor(dataEncryptionKey: string, decryptOnly: readonly string[] = []) {
+    this.key = deriveKey(dataEncryptionKey);
+    this.keys = [this.key, ...decryptOnly.map(deriveKey)];
   }
 
   seal(plaintext: string): string {
@@ -20,12 +24,33 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
+    return this.openWith(sealed).plaintext;
+  }
+
+  /** Whether a sealed value was sealed with the current key (a re-seal would change nothing). */
+  sealedWithCurrentKey(sealed: string): boolean {
+    return this.openWith(sealed).key === this.key;
+  }
+
+  private openWith(sealed: string): { plaintext: string; key: Buffer } {
     const [version, iv, tag, body] = sealed.split('.');
     if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown sealed secret format');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    let last: unknown;
+    for (const key of this.keys) {
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+        return { plaintext: Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8'), key };
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last as Error;
   }
+}
+
+function deriveKey(dataEncryptionKey: string): Buffer {
+  return createHash('sha256').update(`relay-data-key:${dataEncryptionKey}`).digest();
 }
 
 /** Provider tokens are 256-bit random values, so a plain SHA-256 is a sufficient one-way hash. */

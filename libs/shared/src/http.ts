@@ -33,6 +33,7 @@ export function pageMeta(total: number, page: number, limit: number): PageMeta {
 }
 
 export function renderError(req: Request, res: Response, err: AppError): void {
+  // Read by metrics that classify an answer by its code (the wallet's money-call results).
   res.locals.errorCode = err.code;
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   if (errorStyleFor(req.path) === 'envelope') {
@@ -210,9 +211,10 @@ function requestContext(logger: Logger, metrics: ServiceMetrics, publicEdge: boo
           const route = routeLabel(req, res);
           // A client that hung up before the answer is recorded as 499, as proxies do.
           const status = res.writableFinished ? res.statusCode : 499;
-          metrics.observeRequest(req.method, route, status, seconds);
           ended?.();
+          // Probes and scrapes are not traffic: counting them would dilute every ratio and latency.
           if (!traced) return;
+          metrics.observeRequest(req.method, route, status, seconds);
           // 'finish' fires outside the request's async context: enter it again for the log line.
           context.with(traced.ctx, () =>
             runWithContext(ctx ?? { requestId }, () =>

@@ -48,12 +48,29 @@ export class IdentitySigner {
   }
 }
 
+/**
+ * Verifies with INTERNAL_AUTH_SECRET and, during a rotation, with the secrets given as `verifyOnly`
+ * (INTERNAL_AUTH_SECRET_VERIFY_ONLY): identities signed with either are accepted, so gateways and
+ * services can be rolled one at a time (docs/runbooks/rotating-secrets.md).
+ */
 export class IdentityVerifier {
-  private readonly key: Uint8Array;
+  private readonly keys: Uint8Array[];
   private readonly verified = new Map<string, { identity: Identity; expiresAt: number }>();
 
-  constructor(secret: string) {
-    this.key = new TextEncoder().encode(secret);
+  constructor(secret: string, verifyOnly: readonly string[] = []) {
+    this.keys = [secret, ...verifyOnly].map((s) => new TextEncoder().encode(s));
+  }
+
+  private async payloadOf(token: string) {
+    let last: unknown;
+    for (const key of this.keys) {
+      try {
+        return (await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] })).payload;
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last as Error;
   }
 
   async verify(token: string): Promise<Identity | null> {
@@ -61,7 +78,7 @@ export class IdentityVerifier {
     const hit = this.verified.get(token);
     if (hit && hit.expiresAt > now) return hit.identity;
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      const payload = await this.payloadOf(token);
       let identity: Identity | null = null;
       if (payload.kind === 'provider' && typeof payload.groupId === 'string') identity = { kind: 'provider', groupId: payload.groupId };
       else if (payload.kind === 'admin') identity = { kind: 'admin' };

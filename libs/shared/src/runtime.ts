@@ -5,6 +5,7 @@ import { closeDatabase, createDatabase, type Database } from './db';
 import { closeRedis, createRedis } from './redis';
 import { ChangeBus } from './cache';
 import { ServiceMetrics } from './metrics';
+import { registerPoolMetrics } from './pool-metrics';
 import { IdentityVerifier } from './identity';
 import { SecretBox } from './crypto';
 import { createLogger } from './logger';
@@ -26,7 +27,14 @@ export interface Runtime {
   isStopping: () => boolean;
 }
 
-export async function createRuntime(name: ServiceName, config: Config, options: { logger?: Logger; defaultMetrics?: boolean } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  logger?: Logger;
+  defaultMetrics?: boolean;
+  /** The `service` label of this process's metrics when it is not the service's API (the notifier worker). */
+  metricsService?: string;
+}
+
+export async function createRuntime(name: ServiceName, config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
   const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: config.DATABASE_POOL_MAX, name, log: logger });
   const redis = createRedis(config.REDIS_URL, 'client');
@@ -40,12 +48,13 @@ export async function createRuntime(name: ServiceName, config: Config, options: 
     db,
     redis,
     bus,
-    metrics: new ServiceMetrics(name, { defaultMetrics: options.defaultMetrics }),
-    verifier: new IdentityVerifier(config.INTERNAL_AUTH_SECRET),
-    secrets: new SecretBox(config.DATA_ENCRYPTION_KEY),
+    metrics: new ServiceMetrics(options.metricsService ?? name, { defaultMetrics: options.defaultMetrics }),
+    verifier: new IdentityVerifier(config.INTERNAL_AUTH_SECRET, config.INTERNAL_AUTH_SECRET_VERIFY_ONLY ? [config.INTERNAL_AUTH_SECRET_VERIFY_ONLY] : []),
+    secrets: new SecretBox(config.DATA_ENCRYPTION_KEY, config.DATA_ENCRYPTION_KEY_DECRYPT_ONLY ? [config.DATA_ENCRYPTION_KEY_DECRYPT_ONLY] : []),
     isStopping: () => stopping,
   };
   (runtime as { markStopping?: () => void }).markStopping = () => (stopping = true);
+  registerPoolMetrics(runtime.metrics, db, config.DATABASE_POOL_MAX);
   return runtime;
 }
 
@@ -86,7 +95,7 @@ export function serviceMain(
   name: ServiceName,
   start: (rt: Runtime, port: number) => Promise<{ server: RunningServer; close?: () => Promise<void> }>,
 ): void {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { process: name });
   const logger = createLogger({ service: name, level: config.LOG_LEVEL });
   void runMain(logger, config.SHUTDOWN_TIMEOUT_MS, async (shutdown) => {
     // Before anything that could make a span: the pools, Redis and the app.

@@ -1,6 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { summarizeStatement } from './sql-summary';
 
 /**
  * CLIENT spans for every PostgreSQL statement and Redis command made inside a traced request.
@@ -57,14 +58,17 @@ function instrumentPostgres(): void {
     // Streams and cursors (a Submittable) report their own end; none is used on a traced path.
     if (!parent || (typeof first === 'object' && first !== null && typeof first.submit === 'function')) return original.apply(this, args);
     const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
-    const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'QUERY';
+    // Named by what it does to which table (`INSERT transactions`), not by its first word (`WITH`).
+    const { summary, operation, collection } = summarizeStatement(text);
     const span = dbTracer.startSpan(
-      `postgresql ${operation}`,
+      summary,
       {
         kind: SpanKind.CLIENT,
         attributes: {
           'db.system.name': 'postgresql',
           'db.operation.name': operation,
+          'db.query.summary': summary,
+          ...(collection ? { 'db.collection.name': collection } : {}),
           'db.namespace': this.database ?? '',
           'db.query.text': text.length > MAX_STATEMENT_CHARS ? `${text.slice(0, MAX_STATEMENT_CHARS)}...` : text,
           'server.address': this.host ?? '',

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from './logger';
@@ -74,12 +76,36 @@ export async function registerTracing(options: TracingRegistration): Promise<Tel
     import('@opentelemetry/resources'),
   ]);
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': options.serviceName, 'service.namespace': 'relay' }))
+    .merge(resourceFromAttributes({ 'service.name': options.serviceName, 'service.namespace': 'relay', ...releaseAttributes() }))
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: options.spanProcessors });
   provider.register();
   installInstrumentation();
   return { enabled: true, shutdown: () => provider.shutdown() };
+}
+
+/**
+ * service.version (the platform's release, from the root package.json, which every install and
+ * image has) and the deployment environment: DEPLOYMENT_ENVIRONMENT, else NODE_ENV. Both under the
+ * current name (deployment.environment.name) and the one older backends read (deployment.environment).
+ * OTEL_RESOURCE_ATTRIBUTES still overrides either.
+ */
+export function releaseAttributes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const environment = env.DEPLOYMENT_ENVIRONMENT || env.NODE_ENV || 'development';
+  return { 'service.version': platformVersion(), 'deployment.environment.name': environment, 'deployment.environment': environment };
+}
+
+let version: string | undefined;
+function platformVersion(): string {
+  if (version === undefined) {
+    try {
+      // libs/shared/{src,dist}/telemetry -> the repository root.
+      version = (JSON.parse(readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+    } catch {
+      version = 'unknown';
+    }
+  }
+  return version;
 }
 
 /**

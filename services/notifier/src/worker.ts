@@ -8,14 +8,14 @@ import { loadWorkerMonitorPort, loadWorkerSettings } from './worker/settings';
  * platform supervisor next to the notifier API). Shutdown: finish in-flight deliveries, then
  * close Redis and the pools.
  */
-const config = loadConfig();
+const config = loadConfig(process.env, { process: 'notifier-worker' });
 const settings = loadWorkerSettings();
 const monitorPort = loadWorkerMonitorPort();
 const logger = createLogger({ service: 'notifier-worker', level: config.LOG_LEVEL });
 
 void runMain(logger, config.SHUTDOWN_TIMEOUT_MS, async (shutdown) => {
   const telemetry = await startTelemetry('relay-notifier-worker', { logger });
-  const rt = await createRuntime('notifier', config, { logger, defaultMetrics: true });
+  const rt = await createRuntime('notifier', config, { logger, defaultMetrics: true, metricsService: 'notifier-worker' });
   const worker = await startNotifierWorker(rt, settings);
   const monitor = monitorPort === null ? null : await startMonitor(rt, monitorPort);
   shutdown.register('finish in-flight deliveries and close the worker', async () => {

@@ -1,6 +1,6 @@
 import { createCasinoClient, currentContext, listen, sharePoolByTenant, Registry, SessionStore, type Runtime, type RunningServer } from '@relay/shared';
 import { createWalletApp } from './app';
-import { callResults } from './routes/call-results';
+import { moneyCallMetrics } from './routes/money-call-metrics';
 import { registerAbandonedMetrics } from './domain/abandoned-metrics';
 import type { MovementDeps } from './domain/money-movement';
 
@@ -8,7 +8,7 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
   // One game provider holds at most its share of the pool; the others always find connections.
   const share = Math.max(1, Math.floor(rt.config.DATABASE_POOL_MAX * rt.config.DATABASE_POOL_TENANT_SHARE));
   sharePoolByTenant(rt.db.primary, share, () => currentContext()?.groupId);
-  const results = callResults(rt.metrics);
+  const results = moneyCallMetrics(rt.metrics);
   const casinos = createCasinoClient(rt, results.knowCasinos);
   const transactions = rt.metrics.counter('relay_transactions_total', 'Money transactions written as SUCCESS or FAILED, by category', ['category', 'status']);
   for (const category of ['CASH_OUT', 'CASH_IN']) for (const status of ['SUCCESS', 'FAILED']) transactions.inc({ category, status }, 0);

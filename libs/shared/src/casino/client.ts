@@ -10,6 +10,7 @@ import { CasinoAddressPolicy } from './address-policy';
 import { interpretCasinoAnswer, timedOut, unreachable, type CasinoAccount, type CasinoAnswer, type CasinoFailure, type CasinoResult } from './answer';
 import type { CasinoMoneyOperation, CasinoOperation, CasinoWallet } from './protocol';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signCasinoRequest } from './signature';
+import { casinoSpanAttributes } from './span-attributes';
 
 export interface CasinoClientOptions {
   /** CASINO_TIMEOUT_MS: the whole call, connect to last body byte. */
@@ -110,14 +111,19 @@ export class CasinoClient {
   call(casino: CasinoWallet, operation: CasinoOperation, body: object): Promise<CasinoResult<CasinoAnswer | CasinoAccount>>;
   async call(casino: CasinoWallet, operation: CasinoOperation, body: object): Promise<CasinoResult<CasinoAnswer | CasinoAccount>> {
     const started = performance.now();
-    const attributes = { 'relay.provider_id': casino.providerId, 'relay.casino_operation': operation };
+    const attributes = { 'relay.provider_id': casino.providerId, 'relay.casino_operation': operation, ...casinoSpanAttributes(casino.walletUrl, operation) };
     const result = await inSpan(
       this.tracer,
       `casino ${operation}`,
       attributes,
       async (span) => {
         const r = await this.send(casino, operation, body);
-        if (!r.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error.code });
+        const status = r.ok ? r.status : r.casinoStatus;
+        if (status !== undefined) span.setAttribute('http.response.status_code', status);
+        if (!r.ok) {
+          span.setAttribute('error.type', r.error.code);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: r.error.code });
+        }
         return r;
       },
       { kind: SpanKind.CLIENT },

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { Queue, QueueEvents } from 'bullmq';
 import { Gauge, type Counter, type Histogram } from 'prom-client';
-import { AppError, closeRedis, createRedis, currentContext, traceHeaders, type Logger, type ReadinessCheck, type Redis, type Runtime } from '@relay/shared';
+import { AppError, closeRedis, createRedis, currentContext, type Logger, type ReadinessCheck, type Redis, type Runtime } from '@relay/shared';
 import type { Delivery } from '../domain/delivery';
 import type { RoundEndedDelivery, RoundEndedNotice } from '../domain/round-ended';
 import { readFailureReason } from './failure-reason';
+import { startProducerSpan } from './messaging-spans';
 import {
   blockingConnection,
   EVENTS_MAX_LEN,
@@ -76,18 +77,23 @@ export class QueuedDelivery implements RoundEndedDelivery {
 
   async deliverAll(notices: RoundEndedNotice[]): Promise<Delivery[]> {
     const requestId = currentContext()?.requestId;
-    const trace = traceHeaders();
-    const jobs = notices.map((notice) => ({
+    const producers = notices.map((notice) => {
+      const jobId = randomUUID();
+      return { jobId, span: startProducerSpan(jobId, { 'relay.provider_id': notice.providerId }) };
+    });
+    const jobs = notices.map((notice, i) => ({
       name: ROUND_ENDED_JOB,
-      data: { ...notice, ...(requestId ? { requestId } : {}), trace },
-      opts: { jobId: randomUUID() },
+      data: { ...notice, ...(requestId ? { requestId } : {}), trace: producers[i].span.carrier },
+      opts: { jobId: producers[i].jobId },
     }));
     const started = performance.now();
     // Listening before the jobs exist: no result can arrive before its listener.
     const waits = jobs.map((job) => this.waitFor(job.opts.jobId));
     try {
       await this.queue.addBulk(jobs);
+      for (const p of producers) p.span.end();
     } catch (err) {
+      for (const p of producers) p.span.end(err as Error);
       for (const w of waits) w.settle({ state: 'unfinished' });
       this.logger.error({ err: { message: (err as Error).message } }, 'round-ended jobs could not be queued');
       throw new AppError('SERVICE_UNAVAILABLE', 'Round-ended notifications could not be queued; repeat the call');

@@ -16,7 +16,8 @@ import {
 } from '@relay/shared';
 import { isDeliveryErrorCode, type DeliveryErrorCode } from '../domain/delivery';
 import { failureReason, readFailureReason } from '../queue/failure-reason';
-import type { RoundEndedJob, RoundEndedReceipt } from '../queue/round-ended-queue';
+import { messagingAttributes } from '../queue/messaging-spans';
+import { ROUND_ENDED_QUEUE, type RoundEndedJob, type RoundEndedReceipt } from '../queue/round-ended-queue';
 
 export interface DelivererDeps {
   /** Loads the casino's wallet URL and secret: jobs never carry them. */
@@ -54,7 +55,7 @@ export function roundEndedProcessor(deps: DelivererDeps): RoundEndedProcessor {
     try {
       return await runWithContext({ requestId: requestId ?? `job-${job.id}`, groupId, providerId }, () =>
         context.with(extractTraceContext(trace ?? {}), () =>
-          inSpan(workerTracer, 'deliver round-ended', { 'relay.provider_id': providerId, 'relay.round_id': roundId }, () => deliver(deps, job), {
+          inSpan(workerTracer, `process ${ROUND_ENDED_QUEUE}`, { ...messagingAttributes('process', job.id), 'relay.provider_id': providerId, 'relay.round_id': roundId }, () => deliver(deps, job), {
             kind: SpanKind.CONSUMER,
           }),
         ),
