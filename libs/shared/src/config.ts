@@ -29,11 +29,13 @@ export const configSchema = z
     REPORTING_PORT: port(8083),
     NOTIFIER_PORT: port(8084),
     ADMIN_PORT: port(8085),
+    BACKOFFICE_PORT: port(8087),
     LAUNCHER_URL: z.string().url().optional(),
     WALLET_URL: z.string().url().optional(),
     REPORTING_URL: z.string().url().optional(),
     NOTIFIER_URL: z.string().url().optional(),
     ADMIN_URL: z.string().url().optional(),
+    BACKOFFICE_URL: z.string().url().optional(),
     PUBLIC_BASE_URL: z.string().url().optional(),
     ADMIN_TOKEN: z.string().min(16).default(DEV_SECRETS.ADMIN_TOKEN),
     INTERNAL_AUTH_SECRET: z.string().min(32).default(DEV_SECRETS.INTERNAL_AUTH_SECRET),
@@ -46,11 +48,23 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: positiveInt(15000),
     NOTIFIER_WORKER_CONCURRENCY: positiveInt(50),
+    /** Back-office sign-in sessions: idle time-out and absolute lifetime. */
+    BACKOFFICE_SESSION_IDLE_SECONDS: positiveInt(1800),
+    BACKOFFICE_SESSION_MAX_SECONDS: positiveInt(43200),
+    /** Local runs over plain http: the session cookie without `Secure` (always so in development and test). */
+    BACKOFFICE_INSECURE_COOKIE: z.enum(['0', '1', 'false', 'true']).default('0').transform((v) => v === '1' || v === 'true'),
+    /** Failed sign-in attempts allowed per account and per client address before a lock-out of SIGNIN_LOCKOUT_SECONDS. */
+    SIGNIN_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
+    SIGNIN_MAX_FAILURES_PER_ADDRESS: positiveInt(30),
+    SIGNIN_LOCKOUT_SECONDS: positiveInt(900),
   })
   .superRefine((env, ctx) => {
     // A PENDING attempt may only be taken over once its own casino call can no longer be running.
     if (env.IN_FLIGHT_WINDOW_SECONDS * 1000 <= env.CASINO_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['IN_FLIGHT_WINDOW_SECONDS'], message: 'must be longer than CASINO_TIMEOUT_MS' });
+    }
+    if (env.BACKOFFICE_SESSION_IDLE_SECONDS > env.BACKOFFICE_SESSION_MAX_SECONDS) {
+      ctx.addIssue({ code: 'custom', path: ['BACKOFFICE_SESSION_IDLE_SECONDS'], message: 'must not be longer than BACKOFFICE_SESSION_MAX_SECONDS' });
     }
     if (env.NODE_ENV !== 'production') return;
     for (const [name, value] of Object.entries(DEV_SECRETS)) {
@@ -67,7 +81,7 @@ export interface Config extends RawConfig {
   serviceUrls: Record<ServiceName, string>;
 }
 
-export type ServiceName = 'gateway' | 'launcher' | 'wallet' | 'reporting' | 'notifier' | 'admin';
+export type ServiceName = 'gateway' | 'launcher' | 'wallet' | 'reporting' | 'notifier' | 'admin' | 'backoffice';
 
 export class ConfigError extends Error {}
 
@@ -90,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       reporting: raw.REPORTING_URL ?? local(raw.REPORTING_PORT),
       notifier: raw.NOTIFIER_URL ?? local(raw.NOTIFIER_PORT),
       admin: raw.ADMIN_URL ?? local(raw.ADMIN_PORT),
+      backoffice: raw.BACKOFFICE_URL ?? local(raw.BACKOFFICE_PORT),
     },
   };
 }

@@ -20,3 +20,5 @@ export { migrationSource } from './migrations';
 export * from './sessions';
 export * from './registry';
 export * from './casino';
+export * from './operator-sessions';
+export * from './audit';

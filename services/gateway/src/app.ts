@@ -18,6 +18,7 @@ import {
   type Runtime,
   type ServiceName,
 } from '@relay/shared';
+import { OperatorAuth } from './auth/operators';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
 import { audienceFor, serviceFor } from './routes/route-table';
@@ -34,10 +35,11 @@ export function createGatewayApp(rt: Runtime): Express {
   const tokens = new ProviderTokens(rt.db.primary, rt.bus);
   const limiter = new ProviderRateLimiter(rt.redis, rt.config.REDIS_KEY_PREFIX, rt.config.RATE_LIMIT_PER_SECOND);
   const signer = new IdentitySigner(rt.config.INTERNAL_AUTH_SECRET);
+  const operators = new OperatorAuth(rt);
   const upstreams = rt.config.serviceUrls;
 
   const checks: Record<string, ReadinessCheck> = { ...standardChecks(rt) };
-  for (const name of ['launcher', 'wallet', 'reporting', 'notifier', 'admin'] as const) {
+  for (const name of ['launcher', 'wallet', 'reporting', 'notifier', 'admin', 'backoffice'] as const) {
     checks[name] = async () => {
       const res = await fetch(`${upstreams[name]}/readyz`, { signal: AbortSignal.timeout(1000) });
       if (!res.ok) throw new Error(`${name} not ready`);
@@ -50,6 +52,8 @@ export function createGatewayApp(rt: Runtime): Express {
     let identity: Identity;
     if (audience === 'public') {
       identity = { kind: 'public' };
+    } else if (audience === 'backoffice' || (audience === 'admin' && OperatorAuth.hasSession(req))) {
+      identity = await operators.identify(req);
     } else if (audience === 'admin') {
       const token = bearerToken(req.headers.authorization);
       if (!token || !constantTimeEqual(token, rt.config.ADMIN_TOKEN)) throw new AppError('AUTHENTICATION_FAILED', 'Admin token required');
@@ -72,7 +76,7 @@ export function createGatewayApp(rt: Runtime): Express {
   };
 
   const proxies = Object.fromEntries(
-    (['launcher', 'wallet', 'reporting', 'notifier', 'admin'] as const).map((name) => [name, proxyTo(rt, upstreams[name])]),
+    (['launcher', 'wallet', 'reporting', 'notifier', 'admin', 'backoffice'] as const).map((name) => [name, proxyTo(rt, upstreams[name])]),
   ) as Record<Exclude<ServiceName, 'gateway'>, RequestHandler>;
 
   const route: RequestHandler = (req, res, next) => {
@@ -114,6 +118,8 @@ function proxyTo(rt: Runtime, target: string): RequestHandler {
     on: {
       proxyReq: (proxyReq, req) => {
         proxyReq.removeHeader('authorization');
+        // The back-office session id is checked here and never travels further.
+        proxyReq.removeHeader('cookie');
         proxyReq.setHeader(IDENTITY_HEADER, req.forwardedIdentity ?? '');
         const requestId = currentContext()?.requestId;
         if (requestId) proxyReq.setHeader(REQUEST_ID_HEADER, requestId);

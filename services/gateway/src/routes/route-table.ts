@@ -1,18 +1,20 @@
 import type { ServiceName } from '@relay/shared';
 
-export type Audience = 'public' | 'admin' | 'provider';
+export type Audience = 'public' | 'admin' | 'provider' | 'backoffice';
 
 /** Which service serves a path, and who may call it. Paths are forwarded unchanged. */
 export function audienceFor(path: string): Audience | null {
   if (path === '/launch') return 'public';
   if (path === '/admin/v1' || path.startsWith('/admin/v1/')) return 'admin';
   if (path.startsWith('/api/')) return 'provider';
+  if (path === '/backoffice/v1' || path.startsWith('/backoffice/v1/')) return 'backoffice';
   return null;
 }
 
 const PREFIXES: [string, ServiceName][] = [
   ['/launch', 'launcher'],
   ['/admin/v1/', 'admin'],
+  ['/backoffice/v1/', 'backoffice'],
   ['/api/v1/sessions/', 'wallet'],
   ['/api/account', 'wallet'],
   ['/api/balance/', 'wallet'],

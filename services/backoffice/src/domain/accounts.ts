@@ -1,0 +1,91 @@
+import { AppError, hashToken, newId, randomSecret, type OperatorRole, type OperatorScope } from '@relay/shared';
+import * as accounts from '../data/accounts';
+import type { AccountRecord } from '../data/accounts';
+import { authorize, scopeFilter, type Caller } from './access';
+import { audited, type RequestFacts } from './audit';
+import type { BackofficeDeps } from './deps';
+import { checkPasswordPolicy, hashPassword } from './passwords';
+
+export interface NewAccount {
+  email: string;
+  displayName: string;
+  password: string;
+  role: OperatorRole;
+  scope: OperatorScope;
+}
+
+/** A platform admin (or the ADMIN_TOKEN, for the first one) creates an account; the person enrols a second factor at first sign-in. */
+export async function createAccount(deps: BackofficeDeps, facts: RequestFacts, input: NewAccount): Promise<AccountRecord> {
+  authorize(facts.caller, 'accounts:manage');
+  checkPasswordPolicy(input.password, input.email);
+  await requireScopeTarget(deps, input.scope);
+  const passwordHash = await hashPassword(input.password);
+  return audited(deps, facts, 'account.create', async (trx) => {
+    const created = await accounts.insertAccount(trx, { accountId: newId(), ...input, passwordHash });
+    if (!created) throw new AppError('ACCOUNT_EXISTS', 'An account with this email exists');
+    return { result: created, target: `account:${created.accountId}`, before: null, after: created };
+  });
+}
+
+export async function listAccounts(deps: BackofficeDeps, caller: Caller, page: { limit: number; offset: number }) {
+  authorize(caller, 'accounts:manage');
+  return accounts.listAccounts(scopeFilter(accounts.accountsQuery(deps.read), caller.scope, {}), page);
+}
+
+export async function getAccount(deps: BackofficeDeps, caller: Caller, accountId: string): Promise<AccountRecord> {
+  authorize(caller, 'accounts:manage');
+  const account = await accounts.findAccount(deps.db, accountId);
+  if (!account) throw accountNotFound(accountId);
+  return account;
+}
+
+/** Disabling ends every live session of the account before answering. */
+export async function setAccountStatus(deps: BackofficeDeps, facts: RequestFacts, accountId: string, status: 'ACTIVE' | 'DISABLED'): Promise<AccountRecord> {
+  authorize(facts.caller, 'accounts:manage');
+  const updated = await audited(deps, facts, status === 'DISABLED' ? 'account.disable' : 'account.enable', async (trx) => {
+    const before = await accounts.findAccount(trx, accountId, 'update');
+    if (!before) throw accountNotFound(accountId);
+    const after = (await accounts.updateAccount(trx, accountId, { status }))!;
+    return { result: after, target: `account:${accountId}`, before, after };
+  });
+  if (status === 'DISABLED') await deps.sessions.revokeAccount(accountId);
+  return updated;
+}
+
+/** The person enrols anew at the next sign-in; old codes and sessions stop working now. */
+export async function resetSecondFactor(deps: BackofficeDeps, facts: RequestFacts, accountId: string): Promise<AccountRecord> {
+  authorize(facts.caller, 'accounts:manage');
+  const updated = await audited(deps, facts, 'account.reset-second-factor', async (trx) => {
+    const before = await accounts.findAccount(trx, accountId, 'update');
+    if (!before) throw accountNotFound(accountId);
+    const after = (await accounts.updateAccount(trx, accountId, { totp_secret_enc: null, totp_enrolled_at: null, totp_last_step: null }))!;
+    await accounts.replaceRecoveryCodes(trx, accountId, []);
+    return { result: after, target: `account:${accountId}`, before, after };
+  });
+  await deps.sessions.revokeAccount(accountId);
+  return updated;
+}
+
+/** Ten single-use codes of 80 random bits each; only their SHA-256 is kept. */
+export function newRecoveryCodes(): { codes: string[]; hashes: string[] } {
+  const codes = Array.from({ length: 10 }, () => randomSecret(10).replace(/[-_]/g, 'x').slice(0, 12).toLowerCase());
+  return { codes, hashes: codes.map(recoveryCodeHash) };
+}
+
+export function recoveryCodeHash(code: string): string {
+  return hashToken(`recovery:${code.trim().toLowerCase()}`);
+}
+
+/** A casino or studio scope must name a record that exists, so no account watches an empty name that a later casino might take. */
+async function requireScopeTarget(deps: BackofficeDeps, scope: OperatorScope): Promise<void> {
+  if (scope.type === 'casino' && !(await deps.db('casinos').where({ provider_id: scope.providerId }).first('provider_id'))) {
+    throw new AppError('PROVIDER_NOT_FOUND', `No casino with providerId "${scope.providerId}"`);
+  }
+  if (scope.type === 'studio' && !(await deps.db('game_providers').where({ group_id: scope.groupId }).first('group_id'))) {
+    throw new AppError('GROUP_NOT_FOUND', `No game provider with groupId "${scope.groupId}"`);
+  }
+}
+
+function accountNotFound(accountId: string): AppError {
+  return new AppError('ACCOUNT_NOT_FOUND', `No account "${accountId}"`);
+}
