@@ -101,16 +101,22 @@ async function secondFactor(
     if (step === null || !(await accounts.acceptTotpStep(trx, account.accountId, step, challenge.enrolSecretEnc))) return null;
     const { codes, hashes } = newRecoveryCodes();
     await accounts.replaceRecoveryCodes(trx, account.accountId, hashes);
-    return { account: { ...account, secondFactorEnrolled: true }, recoveryCodes: codes };
+    return { account: publicPart({ ...account, secondFactorEnrolled: true }), recoveryCodes: codes };
   }
   if (!account.totpSecretEnc) return null;
   if (input.recoveryCode) {
-    return (await accounts.useRecoveryCode(trx, account.accountId, recoveryCodeHash(input.recoveryCode))) ? { account } : null;
+    return (await accounts.useRecoveryCode(trx, account.accountId, recoveryCodeHash(input.recoveryCode))) ? { account: publicPart(account) } : null;
   }
   if (!input.code) return null;
   const step = matchingStep(deps.secrets.open(account.totpSecretEnc), input.code);
   if (step === null || (account.totpLastStep !== null && step <= account.totpLastStep)) return null;
-  return (await accounts.acceptTotpStep(trx, account.accountId, step)) ? { account } : null;
+  return (await accounts.acceptTotpStep(trx, account.accountId, step)) ? { account: publicPart(account) } : null;
+}
+
+/** The account without its credentials, before it leaves sign-in. */
+function publicPart(account: AccountRecord & Partial<accounts.AccountCredentials>): AccountRecord {
+  const { passwordHash: _p, totpSecretEnc: _t, totpLastStep: _s, ...rest } = account;
+  return rest;
 }
 
 export async function signOut(deps: BackofficeDeps, accountId: string, sessionRef: string): Promise<void> {
