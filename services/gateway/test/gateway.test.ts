@@ -176,7 +176,7 @@ describe('gateway', () => {
     const ready = await http('GET', `${p.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ready');
-    expect(Object.keys(ready.body.checks).sort()).toEqual(['admin', 'launcher', 'notifier', 'postgres', 'redis', 'reporting', 'wallet']);
+    expect(Object.keys(ready.body.checks).sort()).toEqual(['admin', 'backoffice', 'launcher', 'notifier', 'postgres', 'redis', 'reporting', 'wallet']);
     const metrics = await http('GET', `${p.baseUrl}/metrics`);
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('http_requests_total');

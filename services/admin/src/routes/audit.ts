@@ -17,6 +17,7 @@ interface Target {
   where: Record<string, string | number>;
 }
 
+const ID = /^[\w.~@+-]{1,128}$/;
 const num = (s: string) => (/^\d{1,10}$/.test(s) ? Number(s) : -1);
 
 const TARGETS: { pattern: RegExp; route: string; table: string; where: (m: string[]) => Record<string, string | number> }[] = [
@@ -39,7 +40,8 @@ function targetOf(path: string): Target | null {
   }
   for (const t of TARGETS) {
     const m = t.pattern.exec(decoded);
-    if (m) return { route: t.route, table: t.table, where: t.where(m) };
+    // An id no record can have is refused by the route itself (400); nothing to look up.
+    if (m) return m.slice(1).every((id) => ID.test(id)) ? { route: t.route, table: t.table, where: t.where(m) } : null;
   }
   return null;
 }

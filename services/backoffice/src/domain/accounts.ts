@@ -1,4 +1,4 @@
-import { AppError, hashToken, newId, randomSecret, type OperatorRole, type OperatorScope } from '@relay/shared';
+import { AppError, appendAudit, hashToken, newId, randomSecret, type Knex, type OperatorRole, type OperatorScope } from '@relay/shared';
 import * as accounts from '../data/accounts';
 import type { AccountRecord } from '../data/accounts';
 import { authorize, scopeFilter, type Caller } from './access';
@@ -88,4 +88,33 @@ async function requireScopeTarget(deps: BackofficeDeps, scope: OperatorScope): P
 
 function accountNotFound(accountId: string): AppError {
   return new AppError('ACCOUNT_NOT_FOUND', `No account "${accountId}"`);
+}
+
+/**
+ * The first platform admin, made by the bootstrap command on the machine itself (no caller to
+ * authorise: whoever can run it can read the database anyway). Refused once any platform admin
+ * exists, so the command cannot become a back door; later accounts are made in the back office.
+ */
+export async function bootstrapPlatformAdmin(db: Knex, input: { email: string; displayName: string; password: string }): Promise<AccountRecord> {
+  checkPasswordPolicy(input.password, input.email);
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction(async (trx) => {
+    await trx.raw('LOCK TABLE operator_accounts IN SHARE ROW EXCLUSIVE MODE');
+    if (await trx('operator_accounts').where({ role: 'admin', scope_type: 'platform' }).first('account_id')) {
+      throw new AppError('ACCOUNT_EXISTS', 'A platform admin exists already; create further accounts in the back office');
+    }
+    const created = await accounts.insertAccount(trx, { accountId: newId(), ...input, passwordHash, role: 'admin', scope: { type: 'platform' } });
+    if (!created) throw new AppError('ACCOUNT_EXISTS', 'An account with this email exists');
+    await appendAudit(trx, {
+      actorType: 'system',
+      actorId: 'accounts:bootstrap',
+      method: 'CLI',
+      route: 'npm run accounts:bootstrap',
+      action: 'account.create',
+      target: `account:${created.accountId}`,
+      before: null,
+      after: created,
+    });
+    return created;
+  });
 }
