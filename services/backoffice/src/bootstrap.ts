@@ -7,6 +7,9 @@ import { bootstrapPlatformAdmin } from './domain/accounts';
  * platform admin. The password comes from BOOTSTRAP_PASSWORD, or is generated and printed once
  * (here only: the person signs in with it and enrols the second factor at first sign-in).
  */
+/** The command's answer goes to standard output (diagnostics to standard error). */
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { email: { type: 'string' }, name: { type: 'string' } } });
   if (!values.email || !values.name) {
@@ -20,9 +23,9 @@ async function main(): Promise<number> {
   const password = process.env.BOOTSTRAP_PASSWORD ?? `${randomSecret(18)}`;
   try {
     const account = await bootstrapPlatformAdmin(db, { email: values.email, displayName: values.name, password });
-    console.log(`Platform admin ${account.email} created (account ${account.accountId}).`);
-    if (generated) console.log(`Password (shown only now): ${password}`);
-    console.log('Sign in at /backoffice/v1/auth/sign-in; the first sign-in enrols an authenticator app.');
+    say(`Platform admin ${account.email} created (account ${account.accountId}).`);
+    if (generated) say(`Password (shown only now): ${password}`);
+    say('Sign in at /backoffice/v1/auth/sign-in; the first sign-in enrols an authenticator app.');
     return 0;
   } catch (err) {
     if (isAppError(err)) {
