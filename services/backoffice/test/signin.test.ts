@@ -165,3 +165,48 @@ describe('When a session exists', () => {
     }
   });
 });
+
+describe('When one client address fails to sign in to many accounts', () => {
+  let q: TestPlatform;
+  beforeAll(async () => {
+    q = await startPlatform({ services: ['admin', 'backoffice'], env: { SIGNIN_MAX_FAILURES_PER_ADDRESS: '4', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '100' } });
+  }, 30000);
+  afterAll(async () => {
+    await q?.stop();
+  });
+
+  it('then the address is locked out for every account, whatever X-Forwarded-For it claims', async () => {
+    const victim = await createOperator(q, 'support', platform);
+    for (let i = 0; i < 4; i++) {
+      const res = await http('POST', bo(q, 'auth/sign-in'), { body: { email: `guess-${i}@example.test`, password: 'guessing' }, headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+      expect(res.status).toBe(401);
+    }
+    const locked = await http('POST', bo(q, 'auth/sign-in'), { body: { email: victim.email, password: victim.password }, headers: { 'x-forwarded-for': '198.51.100.7' } });
+    expect([locked.status, locked.body.error]).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('When the platform runs in production mode', () => {
+  let prod: TestPlatform;
+  beforeAll(async () => {
+    prod = await startPlatform({
+      services: ['admin', 'backoffice'],
+      env: {
+        NODE_ENV: 'production',
+        ADMIN_TOKEN: `prod-admin-token-${Date.now()}`,
+        INTERNAL_AUTH_SECRET: `prod-internal-auth-secret-${Date.now()}-0123456789`,
+        DATA_ENCRYPTION_KEY: `prod-data-encryption-key-${Date.now()}-0123456789`,
+      },
+    });
+  }, 30000);
+  afterAll(async () => {
+    await prod?.stop();
+  });
+
+  it('then both session cookies are Secure', async () => {
+    const op = await signInFirstTime(prod, await createOperator(prod, 'support', platform));
+    expect(op.setCookies).toHaveLength(2);
+    for (const line of op.setCookies) expect(line).toMatch(/; Secure/i);
+  });
+});
