@@ -68,3 +68,14 @@ describe('When a platform admin issues a casino API token', () => {
     }
   });
 });
+
+describe('When the casino of a token is deleted', () => {
+  it('then its API tokens are refused within a second', async () => {
+    const world = await provisionWorld(p);
+    const issued = await http('POST', bo(p, `casinos/${world.providerId}/api-tokens`), { token: p.adminToken, body: { name: 'doomed' } });
+    const token: string = issued.body.data.token;
+    expect((await http('GET', bo(p, 'casinos'), { token })).status).toBe(200);
+    expect((await http('DELETE', `${p.baseUrl}/admin/v1/casinos/${world.providerId}`, { token: p.adminToken })).status).toBe(200);
+    await eventually(async () => (await http('GET', bo(p, 'casinos'), { token })).status === 403, 1000, 'the token of a deleted casino to be refused');
+  });
+});

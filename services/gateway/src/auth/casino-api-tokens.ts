@@ -15,7 +15,12 @@ export class CasinoApiTokens {
   async authenticate(token: string): Promise<{ tokenId: string; providerId: string } | null> {
     const hash = hashToken(token);
     return this.cache.getOrLoad(hash, async () => {
-      const row = await this.db('casino_api_tokens').where({ token_hash: hash }).whereNull('revoked_at').first('token_id', 'provider_id');
+      // A deleted casino's tokens stop working with it (the join finds no casino).
+      const row = await this.db('casino_api_tokens as t')
+        .join('casinos as c', 'c.provider_id', 't.provider_id')
+        .where('t.token_hash', hash)
+        .whereNull('t.revoked_at')
+        .first('t.token_id', 't.provider_id');
       return row ? { tokenId: row.token_id, providerId: row.provider_id } : null;
     });
   }
