@@ -85,18 +85,28 @@ describe('When a signed-in platform admin writes through the admin API and the b
     expect(created.after.email).toBe(target.email);
     expect(JSON.stringify(created)).not.toContain(target.password);
   });
+
+  it('then signing in and out are in the trail too, with the factor used and the address', async () => {
+    const op = await signedInOperator(p, 'support', { type: 'platform' });
+    const signIn = await p.db.primary('audit_log').where({ action: 'session.sign-in', actor_id: op.accountId }).first();
+    expect(signIn).toMatchObject({ actor_type: 'operator', route: '/backoffice/v1/auth/second-factor', target: `account:${op.accountId}`, after: { factor: 'totp-enrolment' } });
+    expect(signIn.client_address).toMatch(/127\.0\.0\.1|::1/);
+    const out = await asOperator(op, 'DELETE', bo(p, 'session'));
+    const [signOut] = await auditOf(out.headers.get('x-request-id')!);
+    expect(signOut).toMatchObject({ actor_id: op.accountId, action: 'session.sign-out', route: '/backoffice/v1/session' });
+  });
 });
 
 describe('When the audit trail is read', () => {
   it('then platform admins filter it and export it as CSV with the same rows; other roles are refused', async () => {
     const admin = await signedInOperator(p, 'admin', { type: 'platform' });
     for (let i = 0; i < 3; i++) await asOperator(admin, 'PUT', `${p.baseUrl}/admin/v1/game-providers/${uniqueId('grp')}`, { body: { name: `Studio, "quoted" ${i}` } });
-    const list = await asOperator(admin, 'GET', bo(p, `audit?actorId=${admin.accountId}&limit=10`));
+    const list = await asOperator(admin, 'GET', bo(p, `audit?actorId=${admin.accountId}&action=admin.put&limit=10`));
     expect(list.status).toBe(200);
     expect(list.body.meta.total).toBe(3);
     expect(list.body.data.map((r: any) => r.actorId)).toEqual([admin.accountId, admin.accountId, admin.accountId]);
 
-    const csv = await asOperator(admin, 'GET', bo(p, `audit.csv?actorId=${admin.accountId}`));
+    const csv = await asOperator(admin, 'GET', bo(p, `audit.csv?actorId=${admin.accountId}&action=admin.put`));
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.text.split('\n')[0]).toBe('id,occurredAt,actorType,actorId,clientAddress,method,route,requestId,action,target,before,after,prevHash,hash');

@@ -1,8 +1,9 @@
-import { AppError, hashToken, randomSecret, type Knex } from '@relay/shared';
+import { AppError, appendAudit, hashToken, randomSecret, type Knex } from '@relay/shared';
 import * as accounts from '../data/accounts';
 import type { AccountRecord } from '../data/accounts';
 import { newRecoveryCodes, recoveryCodeHash } from './accounts';
 import type { SignInAttempts } from './attempts';
+import { audited, type RequestFacts } from './audit';
 import type { BackofficeDeps } from './deps';
 import { verifyAgainstDecoy, verifyPassword } from './passwords';
 import { enrolment, matchingStep, newTotpSecret } from './totp';
@@ -65,6 +66,7 @@ export async function completeSignIn(
   deps: BackofficeDeps,
   attempts: SignInAttempts,
   input: { challenge: string; code?: string; recoveryCode?: string; address: string },
+  request: { method: string; route: string; requestId: string | null },
 ): Promise<SignedIn> {
   const key = challengeKey(deps, input.challenge);
   const text = await deps.redis.get(key);
@@ -72,7 +74,23 @@ export async function completeSignIn(
   const challenge = JSON.parse(text) as Challenge;
   await attempts.assertAllowed(challenge.accountKey, input.address);
 
-  const outcome = await deps.db.transaction(async (trx) => secondFactor(deps, trx, challenge, input));
+  const outcome = await deps.db.transaction(async (trx) => {
+    const passed = await secondFactor(deps, trx, challenge, input);
+    // Who signed in, when, from where and with which factor: in the trail with the factor's own write.
+    if (passed) {
+      await appendAudit(trx, {
+        actorType: 'operator',
+        actorId: passed.account.accountId,
+        clientAddress: input.address,
+        ...request,
+        action: 'session.sign-in',
+        target: `account:${passed.account.accountId}`,
+        before: null,
+        after: { factor: challenge.enrolSecretEnc ? 'totp-enrolment' : input.recoveryCode ? 'recovery-code' : 'totp' },
+      });
+    }
+    return passed;
+  });
   if (!outcome) {
     await attempts.failed(challenge.accountKey, input.address);
     challenge.failures += 1;
@@ -125,8 +143,10 @@ function publicPart(account: AccountRecord & Partial<accounts.AccountCredentials
   return rest;
 }
 
-export async function signOut(deps: BackofficeDeps, accountId: string, sessionRef: string): Promise<void> {
+export async function signOut(deps: BackofficeDeps, facts: RequestFacts, sessionRef: string): Promise<void> {
+  const accountId = facts.caller.actorId;
   await deps.sessions.revoke(sessionRef, accountId);
+  await audited(deps, facts, 'session.sign-out', async () => ({ result: undefined, target: `account:${accountId}`, before: null, after: null }));
 }
 
 function challengeKey(deps: BackofficeDeps, challenge: string): string {

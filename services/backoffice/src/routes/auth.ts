@@ -1,14 +1,14 @@
 import { Router, type Response } from 'express';
 import { serialize } from 'cookie';
 import { z } from 'zod';
-import { AppError, handler, OPERATOR_CSRF_COOKIE, OPERATOR_SESSION_COOKIE, sendEnvelope, type Config } from '@relay/shared';
+import { AppError, currentContext, handler, OPERATOR_CSRF_COOKIE, OPERATOR_SESSION_COOKIE, sendEnvelope, type Config } from '@relay/shared';
 import { callerOf } from '../domain/access';
 import type { SignInAttempts } from '../domain/attempts';
 import type { BackofficeDeps } from '../domain/deps';
 import { completeSignIn, signOut, startSignIn } from '../domain/signin';
 import * as accounts from '../data/accounts';
 import { presentAccount } from './present';
-import { addressOf, parse } from './validation';
+import { addressOf, factsOf, parse } from './validation';
 
 const signInBody = z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(1024) });
 const secondFactorBody = z
@@ -40,7 +40,11 @@ export function authRoutes(deps: BackofficeDeps, attempts: SignInAttempts): Rout
 
   router.post('/auth/second-factor', handler(async (req, res) => {
     const input = parse(secondFactorBody, req.body);
-    const done = await completeSignIn(deps, attempts, { ...input, address: addressOf(req) });
+    const done = await completeSignIn(deps, attempts, { ...input, address: addressOf(req) }, {
+      method: req.method,
+      route: `${req.baseUrl}${String(req.route?.path ?? req.path)}`,
+      requestId: currentContext()?.requestId ?? null,
+    });
     const maxAge = Math.floor((done.expiresAt.getTime() - Date.now()) / 1000);
     setSessionCookies(res, deps.config, done.sessionId, done.csrfToken, maxAge);
     res.setHeader('Cache-Control', 'no-store');
@@ -65,9 +69,9 @@ export function authRoutes(deps: BackofficeDeps, attempts: SignInAttempts): Rout
   }));
 
   router.delete('/session', handler(async (req, res) => {
-    const caller = callerOf(req.identity);
-    if (caller.actorType !== 'operator' || !caller.sessionRef) throw new AppError('Bad Request', 'Only a signed-in person has a session to end');
-    await signOut(deps, caller.actorId, caller.sessionRef);
+    const facts = factsOf(req);
+    if (facts.caller.actorType !== 'operator' || !facts.caller.sessionRef) throw new AppError('Bad Request', 'Only a signed-in person has a session to end');
+    await signOut(deps, facts, facts.caller.sessionRef);
     setSessionCookies(res, deps.config, '', '', 0);
     sendEnvelope(res, 200, 'Signed out', null);
   }));
