@@ -146,6 +146,11 @@ export interface ChainVerdict {
   rowsChecked: number;
   /** The first row whose stored hash or link does not match. */
   brokenAt: { id: string; reason: 'edited' | 'link' } | null;
+  /**
+   * The last row checked. The chain cannot show rows cut off its end: keep the head somewhere
+   * else (a ticket, an export) and compare it with a later verification.
+   */
+  head: { id: string; hash: string } | null;
 }
 
 /**
@@ -156,16 +161,17 @@ export async function verifyAuditChain(db: Knex, pageSize = 1000): Promise<Chain
   let prevHash = AUDIT_GENESIS_HASH;
   let afterId = '0';
   let rowsChecked = 0;
+  const head = () => (rowsChecked > 0 ? { id: afterId, hash: prevHash } : null);
   for (;;) {
     const page = await db('audit_log').where('id', '>', afterId).orderBy('id').limit(pageSize).select('*');
     for (const raw of page) {
       const row = auditRowFromDb(raw);
       rowsChecked += 1;
-      if (row.prevHash !== prevHash) return { valid: false, rowsChecked, brokenAt: { id: row.id, reason: 'link' } };
-      if (auditRowHash(row.prevHash, row) !== row.hash) return { valid: false, rowsChecked, brokenAt: { id: row.id, reason: 'edited' } };
+      if (row.prevHash !== prevHash) return { valid: false, rowsChecked, brokenAt: { id: row.id, reason: 'link' }, head: head() };
+      if (auditRowHash(row.prevHash, row) !== row.hash) return { valid: false, rowsChecked, brokenAt: { id: row.id, reason: 'edited' }, head: head() };
       prevHash = row.hash;
       afterId = row.id;
     }
-    if (page.length < pageSize) return { valid: true, rowsChecked, brokenAt: null };
+    if (page.length < pageSize) return { valid: true, rowsChecked, brokenAt: null, head: head() };
   }
 }

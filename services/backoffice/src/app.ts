@@ -31,7 +31,7 @@ export function createBackofficeApp(rt: Runtime): Express {
   signedIn.use(accountRoutes(deps), casinoTokenRoutes(deps), auditRoutes(deps), directoryRoutes(deps));
 
   const backoffice = Router();
-  backoffice.use(authRoutes(deps, attempts));
+  backoffice.use(authRoutes(deps, attempts, rt.metrics));
   backoffice.use(signedIn);
   return createServiceApp({
     logger: rt.logger,

@@ -128,7 +128,11 @@ describe('When someone with database access tampers with the trail', () => {
 
   it('then with the trigger bypassed, an edited row, a re-hashed row and a deleted row each break the verification', async () => {
     for (let i = 0; i < 3; i++) await http('PUT', `${p.baseUrl}/admin/v1/game-providers/${uniqueId('grp')}`, { token: p.adminToken, body: { name: 'Chain' } });
-    expect((await http('GET', bo(p, 'audit/verify'), { token: p.adminToken })).body.data).toMatchObject({ valid: true, brokenAt: null });
+    const intact = (await http('GET', bo(p, 'audit/verify'), { token: p.adminToken })).body.data;
+    expect(intact).toMatchObject({ valid: true, brokenAt: null });
+    const last = await p.db.primary('audit_log').where('id', '<=', intact.head.id).orderBy('id', 'desc').first('id', 'hash');
+    expect(intact.head).toEqual({ id: String(last.id), hash: last.hash });
+    expect(intact.rowsChecked).toBeGreaterThanOrEqual(3);
     const [middle] = await p.db.primary('audit_log').orderBy('id', 'desc').offset(1).limit(1).select('id', 'hash');
 
     // Each in a transaction that is rolled back: other test files share this database.

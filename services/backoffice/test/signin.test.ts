@@ -98,6 +98,13 @@ describe('When the password is wrong or the email unknown', () => {
     // An unknown email locks the same way: the lock-out tells nothing about existence.
     for (let i = 0; i < 3; i++) await http('POST', bo(p, 'auth/sign-in'), { body: { email: `ghost-${op.email}`, password: 'guess' } });
     expect((await http('POST', bo(p, 'auth/sign-in'), { body: { email: `ghost-${op.email}`, password: 'guess' } })).status).toBe(429);
+
+    // Counted for alerts, by outcome (no email or address in a label).
+    const metrics = await (await fetch(`${p.services.backoffice!.url}/metrics`)).text();
+    const count = (outcome: string) => Number(new RegExp(`backoffice_sign_ins_total\\{step="password",outcome="${outcome}"[^}]*\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    expect(count('INVALID_CREDENTIALS')).toBeGreaterThanOrEqual(7);
+    expect(count('RATE_LIMITED')).toBeGreaterThanOrEqual(2);
+    expect(metrics).not.toContain(op.email);
   });
 
   it('then a disabled account gets the same answer as a wrong password', async () => {

@@ -1,7 +1,7 @@
 import { Router, type Response } from 'express';
 import { serialize } from 'cookie';
 import { z } from 'zod';
-import { AppError, currentContext, handler, OPERATOR_CSRF_COOKIE, OPERATOR_SESSION_COOKIE, sendEnvelope, type Config } from '@relay/shared';
+import { AppError, currentContext, handler, isAppError, OPERATOR_CSRF_COOKIE, OPERATOR_SESSION_COOKIE, sendEnvelope, type Config, type ServiceMetrics } from '@relay/shared';
 import { callerOf } from '../domain/access';
 import type { SignInAttempts } from '../domain/attempts';
 import type { BackofficeDeps } from '../domain/deps';
@@ -28,23 +28,37 @@ function setSessionCookies(res: Response, config: Config, sessionId: string, csr
 }
 
 /** Sign-in (password, then the second factor), who am I, and sign-out. */
-export function authRoutes(deps: BackofficeDeps, attempts: SignInAttempts): Router {
+export function authRoutes(deps: BackofficeDeps, attempts: SignInAttempts, metrics: ServiceMetrics): Router {
   const router = Router();
+  // Failed sign-ins and lock-outs, for an alert on guessing (the log has no email or address).
+  const signIns = metrics.counter('backoffice_sign_ins_total', 'Back-office sign-in steps by outcome (ok or the refusal code)', ['step', 'outcome']);
+  const counted = async <T>(step: 'password' | 'second-factor', run: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await run();
+      signIns.inc({ step, outcome: 'ok' });
+      return result;
+    } catch (err) {
+      if (isAppError(err)) signIns.inc({ step, outcome: err.code });
+      throw err;
+    }
+  };
 
   router.post('/auth/sign-in', handler(async (req, res) => {
     const input = parse(signInBody, req.body);
-    const step = await startSignIn(deps, attempts, { ...input, address: addressOf(req) });
+    const step = await counted('password', () => startSignIn(deps, attempts, { ...input, address: addressOf(req) }));
     res.setHeader('Cache-Control', 'no-store');
     sendEnvelope(res, 200, step.next === 'enrol' ? 'Password accepted; enrol an authenticator app and send its first code' : 'Password accepted; send the code of your authenticator app', step);
   }));
 
   router.post('/auth/second-factor', handler(async (req, res) => {
     const input = parse(secondFactorBody, req.body);
-    const done = await completeSignIn(deps, attempts, { ...input, address: addressOf(req) }, {
-      method: req.method,
-      route: `${req.baseUrl}${String(req.route?.path ?? req.path)}`,
-      requestId: currentContext()?.requestId ?? null,
-    });
+    const done = await counted('second-factor', () =>
+      completeSignIn(deps, attempts, { ...input, address: addressOf(req) }, {
+        method: req.method,
+        route: `${req.baseUrl}${String(req.route?.path ?? req.path)}`,
+        requestId: currentContext()?.requestId ?? null,
+      }),
+    );
     const maxAge = Math.floor((done.expiresAt.getTime() - Date.now()) / 1000);
     setSessionCookies(res, deps.config, done.sessionId, done.csrfToken, maxAge);
     res.setHeader('Cache-Control', 'no-store');
