@@ -55,6 +55,7 @@ const PLATFORM_ADMIN_ROUTES: [string, () => string, (() => unknown)?][] = [
   ['POST', () => 'accounts', newAccount],
   ['GET', () => 'accounts'],
   ['GET', () => `accounts/${randomUUID()}`],
+  ['PUT', () => `accounts/${randomUUID()}`, () => ({ displayName: 'Renamed', role: 'finance', scope: { type: 'platform' } })],
   ['POST', () => `accounts/${randomUUID()}/disable`],
   ['POST', () => `accounts/${randomUUID()}/enable`],
   ['POST', () => `accounts/${randomUUID()}/reset-second-factor`],

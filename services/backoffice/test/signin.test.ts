@@ -126,6 +126,18 @@ describe('When a session exists', () => {
     expect((await session(op)).body.error).toBe('AUTHENTICATION_FAILED');
   });
 
+  it('then a change of role or scope ends it, and a change of display name alone does not', async () => {
+    const op = await signInFirstTime(p, await createOperator(p, 'support', platform));
+    const put = (body: object) => http('PUT', bo(p, `accounts/${op.accountId}`), { token: p.adminToken, body });
+    expect((await put({ displayName: 'New name', role: 'support', scope: platform })).status).toBe(200);
+    expect((await session(op)).body.data.account.displayName).toBe('New name');
+    const changed = await put({ displayName: 'New name', role: 'finance', scope: platform });
+    expect(changed.body.data).toMatchObject({ role: 'finance', scope: platform });
+    expect((await session(op)).status).toBe(403);
+    const row = await p.db.primary('audit_log').where({ action: 'account.update', target: `account:${op.accountId}` }).orderBy('id', 'desc').first();
+    expect([row.before.role, row.after.role]).toEqual(['support', 'finance']);
+  });
+
   it('then signing out ends it at once and clears the cookies', async () => {
     const op = await signInFirstTime(p, await createOperator(p, 'support', platform));
     const out = await asOperator(op, 'DELETE', bo(p, 'session'));

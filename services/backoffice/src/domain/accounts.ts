@@ -52,6 +52,31 @@ export async function setAccountStatus(deps: BackofficeDeps, facts: RequestFacts
   return updated;
 }
 
+/**
+ * A new display name, role or scope. A session carries the role and scope it was opened with, so
+ * a change of either ends the account's sessions: the person signs in again under the new ones.
+ */
+export async function updateAccount(
+  deps: BackofficeDeps,
+  facts: RequestFacts,
+  accountId: string,
+  input: { displayName: string; role: OperatorRole; scope: OperatorScope },
+): Promise<AccountRecord> {
+  authorize(facts.caller, 'accounts:manage');
+  await requireScopeTarget(deps, input.scope);
+  let accessChanged = false;
+  const updated = await audited(deps, facts, 'account.update', async (trx) => {
+    const before = await accounts.findAccount(trx, accountId, 'update');
+    if (!before) throw accountNotFound(accountId);
+    const [was, will] = [accounts.scopeColumns(before.scope), accounts.scopeColumns(input.scope)];
+    accessChanged = before.role !== input.role || was.scope_type !== will.scope_type || was.scope_id !== will.scope_id;
+    const after = (await accounts.updateAccount(trx, accountId, { display_name: input.displayName, role: input.role, ...accounts.scopeColumns(input.scope) }))!;
+    return { result: after, target: `account:${accountId}`, before, after };
+  });
+  if (accessChanged) await deps.sessions.revokeAccount(accountId);
+  return updated;
+}
+
 /** The person enrols anew at the next sign-in; old codes and sessions stop working now. */
 export async function resetSecondFactor(deps: BackofficeDeps, facts: RequestFacts, accountId: string): Promise<AccountRecord> {
   authorize(facts.caller, 'accounts:manage');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { BackofficeDeps } from '../domain/deps';
 import { handler, pageMeta, sendEnvelope } from '@relay/shared';
 import { callerOf } from '../domain/access';
-import { createAccount, getAccount, listAccounts, resetSecondFactor, setAccountStatus } from '../domain/accounts';
+import { createAccount, getAccount, listAccounts, resetSecondFactor, setAccountStatus, updateAccount } from '../domain/accounts';
 import { presentAccount } from './present';
 import { factsOf, pagination, parse, recordId, uuid } from './validation';
 
@@ -22,6 +22,7 @@ const accountBody = z.object({
 });
 
 const accountPath = z.object({ accountId: uuid });
+const accountChange = accountBody.pick({ displayName: true, role: true, scope: true });
 
 /** Platform admins manage accounts; every change is audited and a disable ends live sessions at once. */
 export function accountRoutes(deps: BackofficeDeps): Router {
@@ -38,6 +39,11 @@ export function accountRoutes(deps: BackofficeDeps): Router {
     .get('/accounts/:accountId', handler(async (req, res) => {
       const { accountId } = parse(accountPath, req.params);
       sendEnvelope(res, 200, 'Account fetched successfully', presentAccount(await getAccount(deps, callerOf(req.identity), accountId)));
+    }))
+    .put('/accounts/:accountId', handler(async (req, res) => {
+      const { accountId } = parse(accountPath, req.params);
+      const updated = await updateAccount(deps, factsOf(req), accountId, parse(accountChange, req.body));
+      sendEnvelope(res, 200, 'Account saved; a change of role or scope ended its sessions', presentAccount(updated));
     }))
     .post('/accounts/:accountId/disable', handler(async (req, res) => {
       const { accountId } = parse(accountPath, req.params);
