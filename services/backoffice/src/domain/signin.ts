@@ -101,9 +101,12 @@ export async function completeSignIn(
   await deps.redis.del(key);
   await attempts.succeeded(challenge.accountKey);
   const session = await deps.sessions.create({ accountId: outcome.account.accountId, role: outcome.account.role, scope: outcome.account.scope });
-  // A disable that committed after the check above has already revoked the account's sessions,
-  // but not this one, made after it: look once more, now that the session is findable.
-  if ((await accounts.findAccount(deps.db, outcome.account.accountId))?.status !== 'ACTIVE') {
+  // A disable or a change of role or scope that committed after the check above has already
+  // revoked the account's sessions, but not this one, made after it: look once more, now that
+  // the session is findable.
+  const now = await accounts.findAccount(deps.db, outcome.account.accountId);
+  const same = (a: AccountRecord) => JSON.stringify([a.role, accounts.scopeColumns(a.scope)]);
+  if (!now || now.status !== 'ACTIVE' || same(now) !== same(outcome.account)) {
     await deps.sessions.revoke(session.ref, outcome.account.accountId);
     throw new AppError('INVALID_SECOND_FACTOR', 'The sign-in has expired; start again');
   }
