@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1.7
 #
 # One image for every process of the platform; the command picks which one runs:
-#   node services/<gateway|launcher|wallet|reporting|notifier|admin>/dist/main.js
+#   node services/<gateway|launcher|wallet|reporting|notifier|admin|backoffice>/dist/main.js
+#   node services/backoffice/dist/bootstrap.js --email .. --name ..   (first platform admin)
 #   node services/notifier/dist/worker.js          (notifier worker)
 #   node docker/migrate.mjs                        (one-shot migrations)
 #   node tools/casino-sandbox/dist/main.js         (sandbox casino, demo and staging only)
@@ -17,7 +18,7 @@ COPY . .
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --ignore-scripts --no-audit --no-fund
 RUN npx tsc -b libs/shared services/gateway services/launcher services/wallet services/reporting \
-      services/notifier services/admin tools/casino-sandbox
+      services/notifier services/admin services/backoffice tools/casino-sandbox
 # The package manifests alone, in their folders, for the production install below (a workspace
 # added later is picked up without editing this file).
 RUN mkdir -p /manifests \
@@ -40,6 +41,7 @@ COPY --from=build /app/services/wallet/dist services/wallet/dist
 COPY --from=build /app/services/reporting/dist services/reporting/dist
 COPY --from=build /app/services/notifier/dist services/notifier/dist
 COPY --from=build /app/services/admin/dist services/admin/dist
+COPY --from=build /app/services/backoffice/dist services/backoffice/dist
 COPY --from=build /app/tools/casino-sandbox/dist tools/casino-sandbox/dist
 # The API reference the gateway serves at /openapi/*.json and /docs.
 COPY docs/api docs/api
@@ -48,7 +50,7 @@ COPY docker/migrate.mjs docker/healthcheck.mjs docker/reseal-secrets.mjs docker/
 # mounted read-only (Kubernetes readOnlyRootFilesystem, compose read_only): nothing writes to it.
 # 1000 is the image's `node` user, given as a number so runAsNonRoot can verify it.
 USER 1000:1000
-# gateway 8080, launcher..admin 8081-8085, notifier worker health/metrics 8086, sandbox 8090
-EXPOSE 8080 8081 8082 8083 8084 8085 8086 8090
+# gateway 8080, launcher..admin 8081-8085, notifier worker health/metrics 8086, backoffice 8087, sandbox 8090
+EXPOSE 8080 8081 8082 8083 8084 8085 8086 8087 8090
 # Node is PID 1 here: every entry point handles SIGTERM/SIGINT itself (ordered shutdown).
 CMD ["node", "services/gateway/dist/main.js"]

@@ -34,11 +34,12 @@ const starters: Record<ServiceName, () => Starter> = {
   reporting: () => require('../services/reporting/src').startReporting,
   notifier: () => require('../services/notifier/src').startNotifier,
   admin: () => require('../services/admin/src').startAdmin,
+  backoffice: () => require('../services/backoffice/src').startBackoffice,
   gateway: () => require('../services/gateway/src').startGateway,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 
-export const ALL_SERVICES: InnerService[] = ['launcher', 'wallet', 'reporting', 'notifier', 'admin'];
+export const ALL_SERVICES: InnerService[] = ['launcher', 'wallet', 'reporting', 'notifier', 'admin', 'backoffice'];
 
 export interface TestPlatform {
   baseUrl: string;

@@ -28,7 +28,7 @@ describe('npm start', () => {
   afterAll(() => dropDatabase(dbUrl));
 
   it('When the platform starts on a fresh database, then /readyz answers 200, a killed service is restarted while the others serve, and SIGTERM stops every process', async () => {
-    const ports = await Promise.all(Array.from({ length: 6 }, freePort));
+    const ports = await Promise.all(Array.from({ length: 7 }, freePort));
     const env = {
       ...process.env,
       NODE_ENV: 'development',
@@ -41,6 +41,7 @@ describe('npm start', () => {
       REPORTING_PORT: String(ports[3]),
       NOTIFIER_PORT: String(ports[4]),
       ADMIN_PORT: String(ports[5]),
+      BACKOFFICE_PORT: String(ports[6]),
       LOG_LEVEL: 'warn',
     };
     const child = spawn(process.execPath, [path.join(ROOT, 'tools/platform/dist/start.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -71,7 +72,7 @@ describe('npm start', () => {
     }
     const children = await listChildren(child.pid!);
     for (const pid of children) pids.add(pid);
-    expect(pids.size).toBeGreaterThanOrEqual(6);
+    expect(pids.size).toBeGreaterThanOrEqual(7);
 
     // One service killed outright: the others keep serving, and it is back within seconds.
     const wallet = await processRunning(children, 'services/wallet/dist/main.js');

@@ -61,7 +61,7 @@ async function stopDemo(run: DemoRun): Promise<{ code: number | null; leftovers:
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  const [gateway, launcher, wallet, reporting, notifier, admin, sandbox, game] = await Promise.all(Array.from({ length: 8 }, freePort));
+  const [gateway, launcher, wallet, reporting, notifier, admin, sandbox, game, backoffice] = await Promise.all(Array.from({ length: 9 }, freePort));
   env = {
     ...process.env,
     DATABASE_URL: dbUrl,
@@ -73,6 +73,7 @@ beforeAll(async () => {
     REPORTING_PORT: String(reporting),
     NOTIFIER_PORT: String(notifier),
     ADMIN_PORT: String(admin),
+    BACKOFFICE_PORT: String(backoffice),
     SANDBOX_PORT: String(sandbox),
     DEMO_GAME_PORT: String(game),
     DEMO_ALLOW_FORCED_OUTCOME: '1',

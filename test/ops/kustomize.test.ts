@@ -113,7 +113,7 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
     expect((pod.volumes ?? []).filter((v: Doc) => v.secret || v.projected)).toEqual([]);
     const fromSecrets = (c.env as Doc[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.valueFrom.secretKeyRef.key as string);
     for (const e of c.env as Doc[]) if (e.valueFrom?.secretKeyRef) expect(e.name).toBe(e.valueFrom.secretKeyRef.key);
-    const urls = name === 'reporting' ? ['DATABASE_READ_URL', 'REDIS_URL'] : ['DATABASE_URL', 'REDIS_URL'];
+    const urls = name === 'reporting' ? ['DATABASE_READ_URL', 'REDIS_URL'] : name === 'backoffice' ? ['DATABASE_URL', 'DATABASE_READ_URL', 'REDIS_URL'] : ['DATABASE_URL', 'REDIS_URL'];
     const secrets = PROCESS_SECRETS[name as ProcessName];
     // The rotation companions, optional keys: whoever verifies identities or opens sealed values.
     const rotation = [
@@ -144,7 +144,7 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
   it('When Prometheus looks for targets, then a ServiceMonitor selects every relay Service, the workers\' included, and labels its job', () => {
     const monitors = of(production, 'ServiceMonitor');
     const services = of(production, 'Service').map((s) => s.metadata);
-    expect(services.map((s) => s.name).sort()).toEqual(['admin', 'gateway', 'launcher', 'notifier', 'notifier-worker', 'reporting', 'wallet']);
+    expect(services.map((s) => s.name).sort()).toEqual(['admin', 'backoffice', 'gateway', 'launcher', 'notifier', 'notifier-worker', 'reporting', 'wallet']);
     for (const svc of services) {
       const app = svc.labels['app.kubernetes.io/name'];
       const selecting = monitors.filter((m) => m.spec.selector.matchLabels?.['app.kubernetes.io/name'] === app || (m.spec.selector.matchExpressions ?? []).some((e: Doc) => e.operator === 'In' && e.values.includes(app)));

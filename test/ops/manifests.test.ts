@@ -34,7 +34,7 @@ const baseDocs = readdirSync(BASE).filter((f) => f !== 'kustomization.yaml').fla
 const ofKind = (kind: string) => baseDocs.filter((d) => d.kind === kind);
 const named = (kind: string, name: string) => ofKind(kind).find((d) => d.metadata.name === name);
 
-const SERVICES: Record<string, number> = { gateway: 8080, launcher: 8081, wallet: 8082, reporting: 8083, notifier: 8084, admin: 8085 };
+const SERVICES: Record<string, number> = { gateway: 8080, launcher: 8081, wallet: 8082, reporting: 8083, notifier: 8084, admin: 8085, backoffice: 8087 };
 const WORKLOADS: Record<string, number> = { ...SERVICES, 'notifier-worker': 8086 };
 
 /** Pods a NetworkPolicy selects, among the platform's workloads. */
@@ -116,8 +116,10 @@ describe('kubernetes manifests', () => {
       const env = named('Deployment', name)!.spec.template.spec.containers[0].env as Doc[];
       const pool = Number(env.find((e) => e.name === 'DATABASE_POOL_MAX')?.value);
       expect(pool).toBeGreaterThan(0);
-      // Reporting is handed the read pool alone; its primary pool is never opened.
-      totals[name === 'reporting' ? 'replica' : 'primary'] += pool * named('HorizontalPodAutoscaler', name)!.spec.maxReplicas;
+      // Reporting is handed the read pool alone; its primary pool is never opened. The back office reads lists from the replica and writes to the primary.
+      const max = pool * named('HorizontalPodAutoscaler', name)!.spec.maxReplicas;
+      if (name !== 'reporting') totals.primary += max;
+      if (name === 'reporting' || name === 'backoffice') totals.replica += max;
     }
     const docs = readFileSync(path.join(ROOT, 'docs/deploying.md'), 'utf8');
     expect(docs).toContain(`that is ${totals.primary} connections to the primary and ${totals.replica} to the replica`);
@@ -210,11 +212,11 @@ describe('kubernetes manifests', () => {
 describe('docker compose', () => {
   const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as Doc;
   const services = compose.services as Record<string, Doc>;
-  const relay = ['launcher', 'wallet', 'reporting', 'notifier', 'notifier-worker', 'admin', 'gateway'];
+  const relay = ['launcher', 'wallet', 'reporting', 'notifier', 'notifier-worker', 'admin', 'backoffice', 'gateway'];
 
   it('When composed, then it holds a PostgreSQL primary and streaming replica, Redis, every service, workers, the sandbox casino and a one-shot migration', () => {
     expect(Object.keys(services).sort()).toEqual([
-      'admin', 'casino-sandbox', 'gateway', 'grafana', 'launcher', 'migrate', 'notifier', 'notifier-worker', 'postgres-exporter', 'postgres-primary',
+      'admin', 'backoffice', 'casino-sandbox', 'gateway', 'grafana', 'launcher', 'migrate', 'notifier', 'notifier-worker', 'postgres-exporter', 'postgres-primary',
       'postgres-replica', 'postgres-replica-exporter', 'prometheus', 'redis', 'redis-exporter', 'reporting', 'wallet',
     ]);
     expect(services['postgres-primary'].command.join(' ')).toContain('wal_level=replica');
@@ -243,7 +245,7 @@ describe('docker compose', () => {
     expect(s.healthcheck.test).toEqual(['CMD', 'node', 'docker/healthcheck.mjs', `http://127.0.0.1:${port}/readyz`]);
     for (const [key, url] of Object.entries(s.environment as Record<string, string>)) {
       if (key.endsWith('_URL') && key !== 'DATABASE_URL' && key !== 'DATABASE_READ_URL' && key !== 'REDIS_URL' && key !== 'PUBLIC_BASE_URL') {
-        expect(url).toMatch(/^http:\/\/(launcher|wallet|reporting|notifier|admin):808[1-5]$/);
+        expect(url).toMatch(/^http:\/\/(launcher|wallet|reporting|notifier|admin):808[1-5]$|^http:\/\/backoffice:8087$/);
       }
     }
   });

@@ -8,6 +8,7 @@ import { scenarioIt, Tally } from '../faults/support/reliability';
 import { startEchoCasino, type EchoCasino } from './support/echo-casino';
 import { GAME_ROUTES, makeTarget, type Target } from './support/routes';
 import { leakedSecrets, playerSecrets, secretsOf, STACK_TRACE, type NamedSecret } from './support/secrets';
+import { asOperator, bo, createOperator, signInFirstTime } from '../backoffice';
 
 /**
  * A sweep for secrets over every response body (and header) and every log line of a run that
@@ -20,7 +21,7 @@ const tally = new Tally(
   'secrets-sweep',
   'No secret in any response or log line',
   'test/security/secrets-sweep.test.ts',
-  "Drives every game route (own records, another provider's records, no token), launch (success, refused, HTML), admin reads and replaces, health and metrics, every sandbox fault and a careless casino that echoes the wallet token and request signature in its success and error bodies; then searches every response body and header, every log line of every service at trace level, and the audit text stored in the database for any wallet token, wallet secret, launch key, launch token, provider token or the admin token. The only responses allowed to hold a secret are the admin API's one-time answers that create it.",
+  "Drives every game route (own records, another provider's records, no token), launch (success, refused, HTML), admin reads and replaces, health and metrics, every sandbox fault and a careless casino that echoes the wallet token and request signature in its success and error bodies; then searches every response body and header, every log line of every service at trace level, and the audit text stored in the database for any wallet token, wallet secret, launch key, launch token, provider token or the admin token; then signs people in to the back office (enrolment, TOTP, recovery codes, refused codes, wrong and weak passwords), reads and writes through it and the admin API with a session, uses and revokes a casino API token, resets a second factor and signs out, and searches every answer, log line, audit entry and account row for a password, TOTP secret, recovery code, session id, CSRF token, sign-in challenge or casino API token. The only responses allowed to hold a secret are the one-time answers that create it.",
 );
 const scenario = scenarioIt(tally);
 
@@ -34,6 +35,7 @@ describe('secrets never leave the platform', () => {
   const responses: { what: string; text: string }[] = [];
   const players: Player[] = [];
   const launchTokens: NamedSecret[] = [];
+  const backofficeSecrets: NamedSecret[] = [];
 
   async function send(what: string, method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
     const res = await http(method, `${p.baseUrl}${path}`, options);
@@ -158,10 +160,61 @@ describe('secrets never leave the platform', () => {
     tally.check('response bodies and headers searched', responses.length);
   });
 
+  scenario('When people sign in and use the back office, then no answer but the one that creates it shows a password, TOTP secret, recovery code, session id, challenge or casino API token', async () => {
+    const admin = await createOperator(p, 'admin', { type: 'platform' });
+    const support = await createOperator(p, 'support', { type: 'casino', providerId: a.world.providerId });
+    backofficeSecrets.push({ name: 'password of the admin', value: admin.password }, { name: 'password of support', value: support.password });
+    // The answers that create a secret (enrolment, sign-in, token issue) are not swept, as with provisioning.
+    const signedIn = await signInFirstTime(p, admin);
+    const supportIn = await signInFirstTime(p, support);
+    for (const op of [signedIn, supportIn]) {
+      backofficeSecrets.push(
+        { name: `TOTP secret of ${op.email}`, value: op.totpSecret },
+        { name: `session id of ${op.email}`, value: op.sessionId },
+        { name: `CSRF token of ${op.email}`, value: op.csrfToken },
+        ...op.recoveryCodes.map((code, i) => ({ name: `recovery code ${i} of ${op.email}`, value: code })),
+      );
+    }
+    const issued = await http('POST', bo(p, `casinos/${a.world.providerId}/api-tokens`), { token: p.adminToken, body: { name: 'sweep' } });
+    const casinoToken: string = issued.body.data.token;
+    backofficeSecrets.push({ name: 'casino API token', value: casinoToken });
+
+    const challenge = await http('POST', bo(p, 'auth/sign-in'), { body: { email: admin.email, password: admin.password } });
+    backofficeSecrets.push({ name: 'sign-in challenge', value: challenge.body.data.challenge });
+    await send('second factor refused', 'POST', '/backoffice/v1/auth/second-factor', { body: { challenge: challenge.body.data.challenge, code: '000000' } });
+    await send('wrong password', 'POST', '/backoffice/v1/auth/sign-in', { body: { email: admin.email, password: `${admin.password}x` } });
+    await send('weak password refused', 'POST', '/backoffice/v1/accounts', { token: p.adminToken, body: { email: `weak-${admin.email}`, displayName: 'W', password: 'password1234', role: 'support', scope: { type: 'platform' } } });
+    const asAdmin = (what: string, method: string, path: string, body?: unknown) =>
+      asOperator(signedIn, method, `${p.baseUrl}${path}`, { body }).then((res) => {
+        responses.push({ what: `${what}: ${method} ${path} -> ${res.status}`, text: `${res.text}\n${JSON.stringify(Object.fromEntries(res.headers))}` });
+        tally.request();
+        return res;
+      });
+    for (const path of ['session', 'accounts', `accounts/${support.accountId}`, 'casinos', 'game-providers', `casinos/${a.world.providerId}/api-tokens`, 'audit?limit=500', 'audit.csv', 'audit/verify']) {
+      await asAdmin('back office read', 'GET', `/backoffice/v1/${path}`);
+    }
+    await asAdmin('admin write by a person', 'PUT', `/admin/v1/game-providers/${a.world.groupId}`, { name: 'Renamed by a person' });
+    await asAdmin('reset second factor', 'POST', `/backoffice/v1/accounts/${support.accountId}/reset-second-factor`);
+    await send('casino token read', 'GET', '/backoffice/v1/casinos', { token: casinoToken });
+    await send('casino token refused', 'GET', '/backoffice/v1/accounts', { token: casinoToken });
+    await send('revoke casino token', 'DELETE', `/backoffice/v1/casinos/${a.world.providerId}/api-tokens/${issued.body.data.tokenId}`, { token: p.adminToken });
+    await send('session of a reset account', 'GET', '/backoffice/v1/session', { headers: { cookie: `relay_bo_session=${supportIn.sessionId}` } });
+    await asAdmin('sign out', 'DELETE', '/backoffice/v1/session');
+    await send('session after sign-out', 'GET', '/backoffice/v1/session', { headers: { cookie: `relay_bo_session=${signedIn.sessionId}` } });
+
+    const leaks = responses.flatMap((r) => leakedSecrets(r.text, backofficeSecrets).map((s) => `${r.what} shows ${s}`));
+    expect(leaks).toEqual([]);
+    const audit = await p.db.primary('audit_log').select('before', 'after', 'target');
+    expect(leakedSecrets(JSON.stringify(audit), [...backofficeSecrets, ...allSecrets()])).toEqual([]);
+    const accounts = await p.db.primary('operator_accounts').whereIn('account_id', [admin.accountId, support.accountId]).select('*');
+    expect(leakedSecrets(JSON.stringify(accounts), backofficeSecrets)).toEqual([]);
+    tally.check('back-office answers and the audit trail searched', responses.length);
+  });
+
   scenario('When the run is over, then no log line of any service holds a secret', async () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(lines.length).toBeGreaterThan(100);
-    const secrets = [...allSecrets(), { name: 'admin token', value: p.adminToken }];
+    const secrets = [...allSecrets(), ...backofficeSecrets, { name: 'admin token', value: p.adminToken }];
     const leaks = lines.flatMap((line) => leakedSecrets(line, secrets).map((s) => `${s} in ${line.slice(0, 200)}`));
     expect(leaks).toEqual([]);
     tally.check('log lines searched', lines.length);

@@ -7,7 +7,7 @@ import { createRedis } from './redis';
  * named entries at once. While the subscription is down (a Redis restart) the caches fall back to
  * a half-second lifetime, so a lost message can never keep a stale entry past the second.
  */
-export type ChangeKind = 'casino' | 'game' | 'group' | 'token' | 'config';
+export type ChangeKind = 'casino' | 'game' | 'group' | 'token' | 'config' | 'casino-api-token';
 
 export interface Change {
   kind: ChangeKind;

@@ -50,6 +50,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN/);
   });
 
+  it('When the back office is configured, then its defaults hold and an idle time-out past the lifetime is refused', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ BACKOFFICE_PORT: 8087, BACKOFFICE_SESSION_IDLE_SECONDS: 1800, BACKOFFICE_SESSION_MAX_SECONDS: 43200, BACKOFFICE_INSECURE_COOKIE: false, SIGNIN_LOCKOUT_SECONDS: 900 });
+    expect(c.serviceUrls.backoffice).toBe('http://127.0.0.1:8087');
+    expect(loadConfig({ BACKOFFICE_INSECURE_COOKIE: '1' }).BACKOFFICE_INSECURE_COOKIE).toBe(true);
+    expect(() => loadConfig({ BACKOFFICE_SESSION_IDLE_SECONDS: '100', BACKOFFICE_SESSION_MAX_SECONDS: '50' })).toThrow(/BACKOFFICE_SESSION_IDLE_SECONDS/);
+    expect(() => loadConfig({ BACKOFFICE_INSECURE_COOKIE: 'yes' })).toThrow(/BACKOFFICE_INSECURE_COOKIE/);
+  });
+
   it('When the read replica is set, then reporting reads go there and writes stay on the primary', () => {
     const c = loadConfig({ DATABASE_READ_URL: 'postgres://reader@replica:5432/relay' });
     expect(c.databaseReadUrl).toBe('postgres://reader@replica:5432/relay');

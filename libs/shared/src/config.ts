@@ -33,11 +33,13 @@ export const configSchema = z
     REPORTING_PORT: port(8083),
     NOTIFIER_PORT: port(8084),
     ADMIN_PORT: port(8085),
+    BACKOFFICE_PORT: port(8087),
     LAUNCHER_URL: z.string().url().optional(),
     WALLET_URL: z.string().url().optional(),
     REPORTING_URL: z.string().url().optional(),
     NOTIFIER_URL: z.string().url().optional(),
     ADMIN_URL: z.string().url().optional(),
+    BACKOFFICE_URL: z.string().url().optional(),
     PUBLIC_BASE_URL: z.string().url().optional(),
     ADMIN_TOKEN: z.string().min(16).default(DEV_SECRETS.ADMIN_TOKEN),
     INTERNAL_AUTH_SECRET: z.string().min(32).default(DEV_SECRETS.INTERNAL_AUTH_SECRET),
@@ -63,11 +65,23 @@ export const configSchema = z
     DATABASE_POOL_TENANT_SHARE: share(0.5),
     // Casino wallets on loopback, private or link-local addresses: refused in production unless named.
     CASINO_PRIVATE_ADDRESS_ALLOWLIST: z.string().default(''),
+    /** Back-office sign-in sessions: idle time-out and absolute lifetime. */
+    BACKOFFICE_SESSION_IDLE_SECONDS: positiveInt(1800),
+    BACKOFFICE_SESSION_MAX_SECONDS: positiveInt(43200),
+    /** Local runs over plain http: the session cookie without `Secure` (always so in development and test). */
+    BACKOFFICE_INSECURE_COOKIE: z.enum(['0', '1', 'false', 'true']).default('0').transform((v) => v === '1' || v === 'true'),
+    /** Failed sign-in attempts allowed per account and per client address before a lock-out of SIGNIN_LOCKOUT_SECONDS. */
+    SIGNIN_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
+    SIGNIN_MAX_FAILURES_PER_ADDRESS: positiveInt(30),
+    SIGNIN_LOCKOUT_SECONDS: positiveInt(900),
   })
   .superRefine((env, ctx) => {
     // A PENDING attempt may only be taken over once its own casino call can no longer be running.
     if (env.IN_FLIGHT_WINDOW_SECONDS * 1000 <= env.CASINO_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['IN_FLIGHT_WINDOW_SECONDS'], message: 'must be longer than CASINO_TIMEOUT_MS' });
+    }
+    if (env.BACKOFFICE_SESSION_IDLE_SECONDS > env.BACKOFFICE_SESSION_MAX_SECONDS) {
+      ctx.addIssue({ code: 'custom', path: ['BACKOFFICE_SESSION_IDLE_SECONDS'], message: 'must not be longer than BACKOFFICE_SESSION_MAX_SECONDS' });
     }
     if (env.NODE_ENV !== 'production') return;
     for (const [name, value] of Object.entries(DEV_SECRETS)) {
@@ -84,7 +98,7 @@ export interface Config extends RawConfig {
   serviceUrls: Record<ServiceName, string>;
 }
 
-export type ServiceName = 'gateway' | 'launcher' | 'wallet' | 'reporting' | 'notifier' | 'admin';
+export type ServiceName = 'gateway' | 'launcher' | 'wallet' | 'reporting' | 'notifier' | 'admin' | 'backoffice';
 
 export type SecretName = keyof typeof DEV_SECRETS;
 export type ProcessName = ServiceName | 'notifier-worker';
@@ -102,6 +116,8 @@ export const PROCESS_SECRETS: Record<ProcessName, readonly SecretName[]> = {
   notifier: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
   'notifier-worker': ['DATA_ENCRYPTION_KEY'],
   admin: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
+  // Verifies the gateway's identity; seals the operators' TOTP secrets.
+  backoffice: ['INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY'],
 };
 
 export class ConfigError extends Error {}
@@ -142,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { proc
       reporting: raw.REPORTING_URL ?? local(raw.REPORTING_PORT),
       notifier: raw.NOTIFIER_URL ?? local(raw.NOTIFIER_PORT),
       admin: raw.ADMIN_URL ?? local(raw.ADMIN_PORT),
+      backoffice: raw.BACKOFFICE_URL ?? local(raw.BACKOFFICE_PORT),
     },
   };
 }

@@ -14,7 +14,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export type ErrorStyle = 'envelope' | 'wallet';
 
 export function errorStyleFor(path: string): ErrorStyle {
-  return path.startsWith('/api/v1/') || path.startsWith('/admin/v1/') || path === '/api/v1' || path === '/admin/v1' ? 'envelope' : 'wallet';
+  return /^\/(api|admin|backoffice)\/v1(\/|$)/.test(path) ? 'envelope' : 'wallet';
 }
 
 export function sendEnvelope(res: Response, status: number, message: string, data: unknown, meta?: PageMeta): void {

@@ -1,4 +1,5 @@
 import { SignJWT, jwtVerify } from 'jose';
+import { z } from 'zod';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from './errors';
 import { currentContext } from './context';
@@ -13,7 +14,50 @@ const ISSUER = 'relay-gateway';
 const AUDIENCE = 'relay-services';
 const LIFETIME_SECONDS = 60;
 
-export type Identity = { kind: 'provider'; groupId: string } | { kind: 'admin' } | { kind: 'public' };
+export type OperatorRole = 'admin' | 'support' | 'finance';
+export const OPERATOR_ROLES: readonly OperatorRole[] = ['admin', 'support', 'finance'];
+
+/** Whose records a back-office caller may see: everything, one casino, or one game provider (studio). */
+export type OperatorScope = { type: 'platform' } | { type: 'casino'; providerId: string } | { type: 'studio'; groupId: string };
+
+/**
+ * `operator`: a person signed in to the back office (the gateway resolved the session cookie);
+ * `sessionRef` is the SHA-256 of the session id, never the id itself. `casino-token`: a casino's
+ * systems with a casino API token, read access as a casino `support` account.
+ */
+export type Identity =
+  | { kind: 'provider'; groupId: string }
+  | { kind: 'admin' }
+  | { kind: 'public' }
+  | { kind: 'operator'; accountId: string; role: OperatorRole; scope: OperatorScope; sessionRef: string }
+  | { kind: 'casino-token'; tokenId: string; providerId: string };
+
+const scopeSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('platform') }),
+  z.object({ type: z.literal('casino'), providerId: z.string() }),
+  z.object({ type: z.literal('studio'), groupId: z.string() }),
+]);
+
+const identitySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('provider'), groupId: z.string() }),
+  z.object({ kind: z.literal('admin') }),
+  z.object({ kind: z.literal('public') }),
+  z.object({ kind: z.literal('operator'), accountId: z.string(), role: z.enum(['admin', 'support', 'finance']), scope: scopeSchema, sessionRef: z.string() }),
+  z.object({ kind: z.literal('casino-token'), tokenId: z.string(), providerId: z.string() }),
+]);
+
+function identityCacheKey(identity: Identity): string {
+  switch (identity.kind) {
+    case 'provider':
+      return `provider:${identity.groupId}`;
+    case 'operator':
+      return `operator:${identity.sessionRef}:${identity.role}:${JSON.stringify(identity.scope)}`;
+    case 'casino-token':
+      return `casino-token:${identity.tokenId}`;
+    default:
+      return identity.kind;
+  }
+}
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -31,11 +75,11 @@ export class IdentitySigner {
 
   /** Signed tokens are reused until half their lifetime has passed; signing per request is waste. */
   async sign(identity: Identity): Promise<string> {
-    const cacheKey = identity.kind === 'provider' ? `provider:${identity.groupId}` : identity.kind;
+    const cacheKey = identityCacheKey(identity);
     const now = Date.now();
     const hit = this.cache.get(cacheKey);
     if (hit && hit.renewAt > now) return hit.token;
-    const token = await new SignJWT({ kind: identity.kind, ...(identity.kind === 'provider' ? { groupId: identity.groupId } : {}) })
+    const token = await new SignJWT({ ...identity })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
@@ -79,10 +123,8 @@ export class IdentityVerifier {
     if (hit && hit.expiresAt > now) return hit.identity;
     try {
       const payload = await this.payloadOf(token);
-      let identity: Identity | null = null;
-      if (payload.kind === 'provider' && typeof payload.groupId === 'string') identity = { kind: 'provider', groupId: payload.groupId };
-      else if (payload.kind === 'admin') identity = { kind: 'admin' };
-      else if (payload.kind === 'public') identity = { kind: 'public' };
+      const parsed = identitySchema.safeParse(payload);
+      const identity: Identity | null = parsed.success ? (parsed.data as Identity) : null;
       if (identity && payload.exp) {
         if (this.verified.size > 10000) this.verified.clear();
         this.verified.set(token, { identity, expiresAt: payload.exp * 1000 });
@@ -106,6 +148,7 @@ export function requireIdentity(verifier: IdentityVerifier, kinds: Identity['kin
     req.identity = identity;
     const ctx = currentContext();
     if (ctx && identity.kind === 'provider') ctx.groupId = identity.groupId;
+    if (ctx && identity.kind === 'casino-token') ctx.providerId = identity.providerId;
     next();
   };
 }

@@ -22,3 +22,5 @@ export * from './registry';
 export * from './casino';
 export * from './pool-share';
 export * from './reseal';
+export * from './operator-sessions';
+export * from './audit';

@@ -85,6 +85,7 @@ const PORT_KEYS = {
   reporting: 'REPORTING_PORT',
   notifier: 'NOTIFIER_PORT',
   admin: 'ADMIN_PORT',
+  backoffice: 'BACKOFFICE_PORT',
 } as const;
 
 /**

@@ -5,10 +5,12 @@ import { casinoRoutes } from './routes/casinos';
 import { gameProviderRoutes } from './routes/gameProviders';
 import { gameRoutes } from './routes/games';
 import { casinoGameRoutes } from './routes/casinoGames';
+import { auditAdminWrites, platformAdminsOnly } from './routes/audit';
 
 /**
- * The platform admin API (docs/api/admin.json). Only the gateway's admin identity gets past the front
- * door: the gateway gives it to the ADMIN_TOKEN alone, so a game provider token is refused here.
+ * The platform admin API (docs/api/admin.json). Only the gateway's admin identity (the ADMIN_TOKEN) and a
+ * signed-in platform admin get past the front door, so a game provider token is refused here.
+ * Every write is recorded in the audit trail.
  */
 export function createAdminApp(rt: Runtime): Express {
   const deps: AdminDeps = {
@@ -18,6 +20,7 @@ export function createAdminApp(rt: Runtime): Express {
     walletAddresses: CasinoAddressPolicy.fromConfig(rt.config),
   };
   const admin = Router();
+  admin.use(platformAdminsOnly, auditAdminWrites(rt.db.primary, rt.logger));
   admin.use(casinoRoutes(deps));
   admin.use(casinoGameRoutes(deps));
   admin.use(gameProviderRoutes(deps));
@@ -28,7 +31,7 @@ export function createAdminApp(rt: Runtime): Express {
     health: healthRouter(standardChecks(rt), rt.metrics, rt.isStopping),
     routes: (app) => {
       // Identity first, for every path: a request that skipped the gateway learns nothing, not even a 404.
-      app.use(requireIdentity(rt.verifier, ['admin']));
+      app.use(requireIdentity(rt.verifier, ['admin', 'operator']));
       app.use('/admin/v1', admin);
     },
   });

@@ -20,6 +20,7 @@ import {
   type ServiceName,
 } from '@relay/shared';
 import { AuthFailureLimit } from './auth/address-limit';
+import { OperatorAuth } from './auth/operators';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
 import { UpstreamAdmission } from './edge/admission';
@@ -28,7 +29,7 @@ import { audienceFor, routeFor } from './routes/route-table';
 import { docsRouter } from './routes/docs';
 
 type Upstream = Exclude<ServiceName, 'gateway'>;
-const UPSTREAMS: Upstream[] = ['launcher', 'wallet', 'reporting', 'notifier', 'admin'];
+const UPSTREAMS: Upstream[] = ['launcher', 'wallet', 'reporting', 'notifier', 'admin', 'backoffice'];
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -43,6 +44,7 @@ export function createGatewayApp(rt: Runtime): Express {
   const limiter = new ProviderRateLimiter(rt.redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_PER_SECOND);
   const failures = new AuthFailureLimit(config.GATEWAY_AUTH_FAILURES_PER_MINUTE);
   const signer = new IdentitySigner(config.INTERNAL_AUTH_SECRET);
+  const operators = new OperatorAuth(rt);
   const upstreams = config.serviceUrls;
   const admissions = Object.fromEntries(
     UPSTREAMS.map((name) => [name, new UpstreamAdmission(name, config.GATEWAY_UPSTREAM_MAX_SOCKETS, config.GATEWAY_TENANT_SHARE)]),
@@ -100,18 +102,21 @@ export function createGatewayApp(rt: Runtime): Express {
     res.locals.route = route.template;
     let identity: Identity;
     if (audience === 'public') identity = { kind: 'public' };
+    // A back-office session (cookie and CSRF token) or casino API token; a signed-in platform admin may also use /admin/v1.
+    else if (audience === 'backoffice' || (audience === 'admin' && OperatorAuth.hasSession(req))) identity = await operators.identify(req);
     else if (audience === 'admin') {
       if (!isAdmin(req)) throw new AppError('AUTHENTICATION_FAILED', 'Admin token required');
       identity = { kind: 'admin' };
     } else identity = await authenticateProvider(req);
 
     req.bufferedBody = await readBody(req, config.GATEWAY_BODY_TIMEOUT_MS);
-    const tenant = identity.kind === 'provider' ? `group:${identity.groupId}` : identity.kind === 'admin' ? 'admin' : `address:${clientAddress(req)}`;
-    const release = admissions[route.service as Upstream].admit(tenant);
+    const release = admissions[route.service as Upstream].admit(tenantOf(identity, req));
     res.once('close', release);
 
     const headers = req.headers;
     delete headers.authorization;
+    // The back-office session id is checked here and never travels further.
+    delete headers.cookie;
     headers[IDENTITY_HEADER] = await signer.sign(identity);
     const requestId = currentContext()?.requestId;
     if (requestId) headers[REQUEST_ID_HEADER] = requestId;
@@ -142,6 +147,22 @@ export function createGatewayApp(rt: Runtime): Express {
       app.use(forward);
     },
   });
+}
+
+/** Who a share of the upstream connections belongs to. */
+function tenantOf(identity: Identity, req: Request): string {
+  switch (identity.kind) {
+    case 'provider':
+      return `group:${identity.groupId}`;
+    case 'operator':
+      return `operator:${identity.accountId}`;
+    case 'casino-token':
+      return `casino-token:${identity.tokenId}`;
+    case 'admin':
+      return 'admin';
+    default:
+      return `address:${clientAddress(req)}`;
+  }
 }
 
 /** The caller's address: the socket's, or the one a trusted proxy in front of us saw. */

@@ -176,7 +176,7 @@ describe('gateway', () => {
     const ready = await http('GET', `${p.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ready');
-    expect(Object.keys(ready.body.checks).sort()).toEqual(['admin', 'launcher', 'notifier', 'postgres', 'redis', 'reporting', 'wallet']);
+    expect(Object.keys(ready.body.checks).sort()).toEqual(['admin', 'backoffice', 'launcher', 'notifier', 'postgres', 'redis', 'reporting', 'wallet']);
     // The public port serves metrics to the admin token only.
     expect((await http('GET', `${p.baseUrl}/metrics`)).status).toBe(403);
     expect((await http('GET', `${p.baseUrl}/metrics`, { token: world.providerToken })).status).toBe(403);

@@ -24,7 +24,7 @@ export async function runMoneyBench(): Promise<string> {
   const run = `${Date.now()}_${randomBytes(2).toString('hex')}`;
   // BENCH_PG_SOCKET=1: reach PostgreSQL over its Unix socket instead of loopback TCP.
   const dbUrl = process.env.BENCH_PG_SOCKET === '1' ? `postgres://postgres@localhost/relay_bench_money_${run}?host=/var/run/postgresql` : `postgres://postgres@127.0.0.1:5432/relay_bench_money_${run}`;
-  const [gw, launcher, wallet, reporting, notifier, admin, sandboxPort] = await Promise.all(Array.from({ length: 7 }, freePort));
+  const [gw, launcher, wallet, reporting, notifier, admin, sandboxPort, backoffice] = await Promise.all(Array.from({ length: 8 }, freePort));
   const adminToken = 'bench-admin-token-0123456789';
   const sandbox = startProcess('tools/casino-sandbox/dist/main.js', { SANDBOX_PORT: String(sandboxPort), SANDBOX_QUIET: '1' });
   const platform = startProcess('tools/platform/dist/start.js', {
@@ -37,6 +37,7 @@ export async function runMoneyBench(): Promise<string> {
     REPORTING_PORT: String(reporting),
     NOTIFIER_PORT: String(notifier),
     ADMIN_PORT: String(admin),
+    BACKOFFICE_PORT: String(backoffice),
     ADMIN_TOKEN: adminToken,
     RATE_LIMIT_PER_SECOND: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',

@@ -44,8 +44,8 @@ interface Pass {
 
 async function main(): Promise<void> {
   const prefix = `bench_round_ended_${Date.now().toString(36)}`;
-  const ports = await freePorts(6);
-  const names = ['GATEWAY_PORT', 'LAUNCHER_PORT', 'WALLET_PORT', 'REPORTING_PORT', 'NOTIFIER_PORT', 'ADMIN_PORT'];
+  const ports = await freePorts(7);
+  const names = ['GATEWAY_PORT', 'LAUNCHER_PORT', 'WALLET_PORT', 'REPORTING_PORT', 'NOTIFIER_PORT', 'ADMIN_PORT', 'BACKOFFICE_PORT'];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...Object.fromEntries(names.map((n, i) => [n, String(ports[i])])),

@@ -16,6 +16,7 @@ export const HOT_PATH_NODE_ARGS = ['--max-semi-space-size=64'];
  */
 export const PROCESSES: { name: string; script: string; nodeArgs?: string[] }[] = [
   { name: 'admin', script: 'services/admin/dist/main.js' },
+  { name: 'backoffice', script: 'services/backoffice/dist/main.js' },
   { name: 'launcher', script: 'services/launcher/dist/main.js' },
   { name: 'wallet', script: 'services/wallet/dist/main.js', nodeArgs: HOT_PATH_NODE_ARGS },
   { name: 'reporting', script: 'services/reporting/dist/main.js' },

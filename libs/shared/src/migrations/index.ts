@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as initial from './001_initial';
 import * as leanMoneyWrites from './002_lean_money_writes';
 import * as earlySettlement from './003_early_settlement';
+import * as backofficeAccounts from './004_backoffice_accounts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '002_lean_money_writes': leanMoneyWrites,
   '003_early_settlement': earlySettlement,
+  '004_backoffice_accounts': backofficeAccounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

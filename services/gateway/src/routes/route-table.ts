@@ -1,6 +1,6 @@
 import type { ServiceName } from '@relay/shared';
 
-export type Audience = 'public' | 'admin' | 'provider';
+export type Audience = 'public' | 'admin' | 'provider' | 'backoffice';
 
 /** Which service serves a path, and who may call it. Paths are forwarded unchanged. */
 export function audienceFor(path: string): Audience | null {
@@ -9,6 +9,7 @@ export function audienceFor(path: string): Audience | null {
   if (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/openapi/')) return 'public';
   if (path === '/admin/v1' || path.startsWith('/admin/v1/')) return 'admin';
   if (path.startsWith('/api/')) return 'provider';
+  if (path === '/backoffice/v1' || path.startsWith('/backoffice/v1/')) return 'backoffice';
   return null;
 }
 
@@ -22,6 +23,7 @@ const PREFIXES: { prefix: string; service: ServiceName; template: string }[] = [
   { prefix: '/docs', service: 'gateway', template: '/docs' },
   { prefix: '/openapi/', service: 'gateway', template: '/openapi/*' },
   { prefix: '/admin/v1/', service: 'admin', template: '/admin/v1/*' },
+  { prefix: '/backoffice/v1/', service: 'backoffice', template: '/backoffice/v1/*' },
   { prefix: '/api/v1/sessions/', service: 'wallet', template: '/api/v1/sessions/:sessionId' },
   { prefix: '/api/account', service: 'wallet', template: '/api/account' },
   { prefix: '/api/balance/', service: 'wallet', template: '/api/balance/*' },

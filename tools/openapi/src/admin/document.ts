@@ -38,7 +38,10 @@ function admin(op: AdminOperation): Operation {
   const status = op.ok.status ?? 200;
   const table: ErrorTable = {
     400: { codes: ['Bad Request', ...(op.errors?.[400] ?? [])], description: 'The path or body is not valid; `details` names each field.' },
-    403: { codes: ['AUTHENTICATION_FAILED'], description: 'The admin token is missing or wrong.' },
+    403: {
+      codes: ['AUTHENTICATION_FAILED', 'PERMISSION_DENIED', 'CSRF_TOKEN_INVALID'],
+      description: 'The admin token is missing or wrong (`AUTHENTICATION_FAILED`); a signed-in back-office account that is not a platform admin (`PERMISSION_DENIED`); a write from a back-office session without its `X-CSRF-Token` (`CSRF_TOKEN_INVALID`).',
+    },
     500: { codes: ['INTERNAL_ERROR'], description: 'An unexpected failure (never with details); repeat the identical request.' },
     503: { codes: ['SERVICE_UNAVAILABLE'], description: 'The admin service or its database is briefly unavailable; repeat after `Retry-After`.' },
   };

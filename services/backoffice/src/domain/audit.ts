@@ -1,0 +1,40 @@
+import { appendAudit, type Knex } from '@relay/shared';
+import type { Caller } from './access';
+import type { BackofficeDeps } from './deps';
+
+/** The request facts an audit entry records, gathered by the route. */
+export interface RequestFacts {
+  caller: Caller;
+  method: string;
+  route: string;
+  requestId: string | null;
+  clientAddress: string | null;
+}
+
+/**
+ * Runs a write and records it in the audit trail in the same database transaction: the entry
+ * exists exactly when the change does.
+ */
+export async function audited<T>(
+  deps: BackofficeDeps,
+  facts: RequestFacts,
+  action: string,
+  write: (trx: Knex.Transaction) => Promise<{ result: T; target: string; before: unknown; after: unknown }>,
+): Promise<T> {
+  return deps.db.transaction(async (trx) => {
+    const { result, target, before, after } = await write(trx);
+    await appendAudit(trx, {
+      actorType: facts.caller.actorType,
+      actorId: facts.caller.actorId,
+      method: facts.method,
+      route: facts.route,
+      requestId: facts.requestId,
+      clientAddress: facts.clientAddress,
+      action,
+      target,
+      before,
+      after,
+    });
+    return result;
+  });
+}

@@ -1,0 +1,4 @@
+import { serviceMain } from '@relay/shared';
+import { startBackoffice } from './index';
+
+serviceMain('backoffice', startBackoffice);

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { http, startPlatform, uniqueId, type TestPlatform } from '../../../test/platform';
+import { provisionWorld, type World } from '../../../test/provision';
+import { asOperator, bo, signedInOperator, strongPassword, type SignedInOperator } from '../../../test/backoffice';
+
+/**
+ * Every back-office route and every admin route, called by every kind of caller: each role in
+ * each scope, a casino API token, the ADMIN_TOKEN and nobody. What a role or scope does not
+ * allow is refused before anything is read; what it allows is filtered to its scope.
+ */
+type CallerName = string;
+interface Caller {
+  name: CallerName;
+  call(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }>;
+  platformAdmin: boolean;
+  signedIn: boolean;
+  sees: { casinos: string[] | 'all'; groups: string[] | 'all' };
+}
+
+let p: TestPlatform;
+let a: World;
+let b: World;
+const callers: Caller[] = [];
+
+beforeAll(async () => {
+  p = await startPlatform({ services: ['admin', 'backoffice'] });
+  [a, b] = [await provisionWorld(p), await provisionWorld(p)];
+  const session = (op: SignedInOperator) => (method: string, url: string, body?: unknown) => asOperator(op, method, url, { body });
+  const scopes = [
+    { label: 'platform', scope: { type: 'platform' } as const, sees: { casinos: 'all' as const, groups: 'all' as const } },
+    { label: 'casino A', scope: { type: 'casino', providerId: a.providerId } as const, sees: { casinos: [a.providerId], groups: [] } },
+    { label: 'studio A', scope: { type: 'studio', groupId: a.groupId } as const, sees: { casinos: [], groups: [a.groupId] } },
+  ];
+  for (const s of scopes) {
+    for (const role of ['admin', 'support', 'finance'] as const) {
+      const op = await signedInOperator(p, role, s.scope);
+      callers.push({ name: `${s.label} ${role}`, call: session(op), platformAdmin: s.label === 'platform' && role === 'admin', signedIn: true, sees: s.sees });
+    }
+  }
+  const issued = await http('POST', bo(p, `casinos/${a.providerId}/api-tokens`), { token: p.adminToken, body: { name: 'reconciliation job' } });
+  expect(issued.status).toBe(201);
+  const casinoToken: string = issued.body.data.token;
+  callers.push({ name: 'casino A API token', call: (m, u, body) => http(m, u, { token: casinoToken, body }), platformAdmin: false, signedIn: true, sees: { casinos: [a.providerId], groups: [] } });
+  callers.push({ name: 'ADMIN_TOKEN', call: (m, u, body) => http(m, u, { token: p.adminToken, body }), platformAdmin: true, signedIn: true, sees: { casinos: 'all', groups: 'all' } });
+  callers.push({ name: 'nobody', call: (m, u, body) => http(m, u, { body }), platformAdmin: false, signedIn: false, sees: { casinos: [], groups: [] } });
+}, 60000);
+afterAll(async () => {
+  await p?.stop();
+});
+
+const newAccount = () => ({ email: `${uniqueId('acc')}@example.test`, displayName: 'New person', password: strongPassword(), role: 'support', scope: { type: 'casino', providerId: a.providerId } });
+
+/** Platform-admin routes of the back office; ids that do not exist, so an allowed call changes nothing it should not. */
+const PLATFORM_ADMIN_ROUTES: [string, () => string, (() => unknown)?][] = [
+  ['POST', () => 'accounts', newAccount],
+  ['GET', () => 'accounts'],
+  ['GET', () => `accounts/${randomUUID()}`],
+  ['PUT', () => `accounts/${randomUUID()}`, () => ({ displayName: 'Renamed', role: 'finance', scope: { type: 'platform' } })],
+  ['POST', () => `accounts/${randomUUID()}/disable`],
+  ['POST', () => `accounts/${randomUUID()}/enable`],
+  ['POST', () => `accounts/${randomUUID()}/reset-second-factor`],
+  ['POST', () => `casinos/${b.providerId}/api-tokens`, () => ({ name: 'table test' })],
+  ['GET', () => `casinos/${a.providerId}/api-tokens`],
+  ['DELETE', () => `casinos/${a.providerId}/api-tokens/${randomUUID()}`],
+  ['GET', () => 'audit'],
+  ['GET', () => 'audit/verify'],
+  ['GET', () => 'audit.csv'],
+];
+
+const ADMIN_API_ROUTES: [string, () => string, (() => unknown)?][] = [
+  ['GET', () => 'casinos'],
+  ['GET', () => `casinos/${a.providerId}`],
+  ['PUT', () => `game-providers/${uniqueId('grp')}`, () => ({ name: 'Created in the access table' })],
+  ['GET', () => `game-providers/${a.groupId}`],
+  ['GET', () => `games/${a.gameId}`],
+  ['GET', () => `casinos/${a.providerId}/games/${a.gameId}/currencies`],
+  ['DELETE', () => `casinos/${a.providerId}/games/${a.gameId}/currencies/XTS`],
+];
+
+describe('When each caller calls each platform-admin route of the back office', () => {
+  it('then only platform admins and the ADMIN_TOKEN get past authorization; the rest get 403 and nobody gets AUTHENTICATION_FAILED', async () => {
+    const outcomes: string[] = [];
+    for (const caller of callers) {
+      for (const [method, path, body] of PLATFORM_ADMIN_ROUTES) {
+        const res = await caller.call(method, bo(p, path()), body?.());
+        const code = res.body?.error;
+        const expected = !caller.signedIn ? 'AUTHENTICATION_FAILED' : caller.platformAdmin ? 'allowed' : 'PERMISSION_DENIED';
+        const got = res.status === 403 ? code : res.status < 500 ? 'allowed' : `status ${res.status}`;
+        if (got !== expected) outcomes.push(`${caller.name} ${method} ${path()}: expected ${expected}, got ${res.status} ${code}`);
+      }
+    }
+    expect(outcomes).toEqual([]);
+  });
+});
+
+describe('When each caller lists casinos and game providers', () => {
+  it('then each sees exactly its scope, and no secret', async () => {
+    for (const caller of callers.filter((c) => c.signedIn)) {
+      const casinos = await caller.call('GET', bo(p, 'casinos'));
+      const groups = await caller.call('GET', bo(p, 'game-providers'));
+      expect([caller.name, casinos.status, groups.status]).toEqual([caller.name, 200, 200]);
+      const casinoIds = casinos.body.data.map((c: any) => c.providerId);
+      const groupIds = groups.body.data.map((g: any) => g.groupId);
+      if (caller.sees.casinos === 'all') expect(casinoIds).toEqual(expect.arrayContaining([a.providerId, b.providerId]));
+      else expect([caller.name, casinoIds]).toEqual([caller.name, caller.sees.casinos]);
+      if (caller.sees.groups === 'all') expect(groupIds).toEqual(expect.arrayContaining([a.groupId, b.groupId]));
+      else expect([caller.name, groupIds]).toEqual([caller.name, caller.sees.groups]);
+      for (const c of casinos.body.data) expect(Object.keys(c).sort()).toEqual(['createdAt', 'name', 'providerId', 'status']);
+    }
+    const nobody = callers.find((c) => !c.signedIn)!;
+    expect((await nobody.call('GET', bo(p, 'casinos'))).status).toBe(403);
+  });
+});
+
+describe('When each caller calls the admin API', () => {
+  it('then a signed-in platform admin and the ADMIN_TOKEN are served; other accounts get PERMISSION_DENIED, a casino token and nobody AUTHENTICATION_FAILED', async () => {
+    const outcomes: string[] = [];
+    for (const caller of callers) {
+      for (const [method, path, body] of ADMIN_API_ROUTES) {
+        const res = await caller.call(method, `${p.baseUrl}/admin/v1/${path()}`, body?.());
+        const code = res.body?.error;
+        const expected = caller.platformAdmin ? 'allowed' : caller.name.includes('API token') || !caller.signedIn ? 'AUTHENTICATION_FAILED' : 'PERMISSION_DENIED';
+        const got = res.status === 403 ? code : res.status < 500 ? 'allowed' : `status ${res.status}`;
+        if (got !== expected) outcomes.push(`${caller.name} ${method} ${path()}: expected ${expected}, got ${res.status} ${code}`);
+      }
+    }
+    expect(outcomes).toEqual([]);
+  });
+
+  it('then a platform admin session without the CSRF token is refused on an admin write', async () => {
+    const admin = await signedInOperator(p, 'admin', { type: 'platform' });
+    const groupId = uniqueId('grp');
+    const res = await asOperator(admin, 'PUT', `${p.baseUrl}/admin/v1/game-providers/${groupId}`, { body: { name: 'No CSRF' }, csrf: null });
+    expect([res.status, res.body.error]).toEqual([403, 'CSRF_TOKEN_INVALID']);
+    expect(await p.db.primary('game_providers').where({ group_id: groupId }).first()).toBeUndefined();
+  });
+});
+
+describe('When the back-office service is called directly, bypassing the gateway', () => {
+  it('then everything but health is refused, even with a forged session cookie', async () => {
+    const direct = p.services.backoffice!.url;
+    for (const path of ['/backoffice/v1/accounts', '/backoffice/v1/auth/sign-in', '/backoffice/v1/session']) {
+      const res = await http('GET', `${direct}${path}`, { headers: { cookie: 'relay_bo_session=aaaaaaaaaaaaaaaaaaaaaaaaaaaaa' } });
+      expect([path, res.status, res.body.error]).toEqual([path, 403, 'AUTHENTICATION_FAILED']);
+    }
+    expect((await http('GET', `${direct}/healthz`)).status).toBe(200);
+  });
+});
