@@ -22,7 +22,7 @@ import {
 import { AuthFailureLimit } from './auth/address-limit';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
-import { UpstreamAdmission } from './edge/admission';
+import { UpstreamAdmission, UpstreamSlot } from './edge/admission';
 import { readBody } from './edge/body';
 import { audienceFor, routeFor } from './routes/route-table';
 
@@ -107,7 +107,11 @@ export function createGatewayApp(rt: Runtime): Express {
     req.bufferedBody = await readBody(req, config.GATEWAY_BODY_TIMEOUT_MS);
     const tenant = identity.kind === 'provider' ? `group:${identity.groupId}` : identity.kind === 'admin' ? 'admin' : `address:${clientAddress(req)}`;
     const release = admissions[route.service as Upstream].admit(tenant);
-    res.once('close', release);
+    // The caller may have hung up while it was authenticated: 'close' has fired, nothing to send.
+    if (res.destroyed || req.socket.destroyed) return release();
+    const slot = new UpstreamSlot(release, proxyTimeoutMs(config) + 1000);
+    res.locals.upstreamSlot = slot;
+    res.once('close', () => slot.callerDone());
 
     const headers = req.headers;
     delete headers.authorization;
@@ -119,6 +123,9 @@ export function createGatewayApp(rt: Runtime): Express {
       delete headers['transfer-encoding'];
       headers['content-length'] = String(req.bufferedBody.length);
     }
+    // The body is already here; and http-proxy reports no proxyReq (the slot's hold) with Expect set.
+    delete headers.expect;
+    slot.starting();
     proxies[route.service as Upstream](req, res, next);
   };
 
@@ -158,6 +165,15 @@ const bufferedBodyPlugin: Plugin = (proxyServer) => {
   };
 };
 
+function proxyTimeoutMs(config: Runtime['config']): number {
+  return config.CASINO_TIMEOUT_MS * 3 + 5000;
+}
+
+function slotOf(res: unknown): UpstreamSlot | undefined {
+  const slot = (res as Partial<Response>).locals?.upstreamSlot as unknown;
+  return slot instanceof UpstreamSlot ? slot : undefined;
+}
+
 function proxyTo(rt: Runtime, target: string): RequestHandler {
   // One keep-alive pool per upstream, sized like its admission: a request is only sent when the
   // pool has a socket for it, so none ever waits in the agent's queue.
@@ -173,9 +189,12 @@ function proxyTo(rt: Runtime, target: string): RequestHandler {
     changeOrigin: false,
     xfwd: true,
     // Above the casino time-out, so a money call answers with the relay's own 408 rather than ours.
-    proxyTimeout: rt.config.CASINO_TIMEOUT_MS * 3 + 5000,
+    proxyTimeout: proxyTimeoutMs(rt.config),
     on: {
+      // The forwarded request has its socket: the caller's slot is held until it closes.
+      proxyReq: (proxyReq, _req, res) => slotOf(res)?.opened(proxyReq),
       error: (err, req, res) => {
+        slotOf(res)?.upstreamDone();
         rt.logger.warn({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code }, target }, 'upstream unavailable');
         const response = res as Response;
         if (typeof response.status !== 'function' || response.headersSent) {

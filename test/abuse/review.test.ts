@@ -1,0 +1,130 @@
+import net from 'node:net';
+import type { Gauge } from 'prom-client';
+import { createLaunchToken } from '@relay/casino-sandbox';
+import { startGameWorld, type GameWorld, type Player } from '../game';
+import { http, startPlatform, uniqueId, type TestPlatform } from '../platform';
+
+/**
+ * An adversarial review of the edge and launch limits: each case reproduces a way around them
+ * found after they landed (loopback only, every loop bounded in count and time).
+ */
+const EDGE = {
+  GATEWAY_UPSTREAM_MAX_SOCKETS: '32',
+  GATEWAY_TENANT_SHARE: '0.5',
+  GATEWAY_BODY_TIMEOUT_MS: '2000',
+};
+
+let p: TestPlatform;
+let a: GameWorld;
+let b: GameWorld;
+let playerB: Player;
+const worlds: GameWorld[] = [];
+
+beforeAll(async () => {
+  p = await startPlatform({ env: EDGE });
+  a = await startGameWorld(p);
+  // Its own casino, so that nothing but the gateway is shared with provider a.
+  b = await startGameWorld(p);
+  playerB = await b.launchPlayer();
+}, 60000);
+afterAll(async () => {
+  await p?.stop();
+  await a?.sandbox.close();
+  await b?.sandbox.close();
+  for (const world of worlds) await world.sandbox.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The gateway's own count of requests it holds open to `upstream`. */
+async function inFlight(upstream: string): Promise<number> {
+  const gauge = p.runtimes.gateway!.metrics.registry.getSingleMetric('gateway_upstream_in_flight') as Gauge<'upstream'>;
+  const { values } = await gauge.get();
+  return values.find((v) => v.labels.upstream === upstream)?.value ?? 0;
+}
+
+/** Waits (bounded) until `read` gives `want`; returns the last value read. */
+async function settle(read: () => Promise<number>, want: number, withinMs: number): Promise<number> {
+  const deadline = Date.now() + withinMs;
+  let value = await read();
+  while (value !== want && Date.now() < deadline) {
+    await sleep(50);
+    value = await read();
+  }
+  return value;
+}
+
+/** Sends one raw request and hangs up after `afterMs` (0: at once), answer or not. */
+function sendAndHangUp(request: string, afterMs: number): Promise<void> {
+  const url = new URL(p.baseUrl);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => {
+      socket.write(request);
+      if (afterMs === 0) socket.destroy();
+      else setTimeout(() => socket.destroy(), afterMs);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve());
+  });
+}
+
+describe('review: a client that hangs up', () => {
+  it('When 200 authenticated reads hang up before the gateway answers, then every upstream slot is given back', async () => {
+    const player = await a.launchPlayer();
+    const request = `GET /api/account?sessionId=${player.sessionId}&currency=EUR HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.providerToken}\r\n\r\n`;
+    for (let wave = 0; wave < 10; wave++) await Promise.all(Array.from({ length: 20 }, () => sendAndHangUp(request, 0)));
+    expect(await settle(() => inFlight('wallet'), 0, 5000)).toBe(0);
+    // ... and the provider is not locked out of its own share by slots nobody holds.
+    const res = await http('GET', `${p.baseUrl}/api/account?sessionId=${player.sessionId}&currency=EUR`, { token: a.providerToken });
+    expect(res.status).toBe(200);
+  }, 30000);
+
+  it('When a provider hangs up on 48 slow money calls in waves, then it holds no more than its share upstream and another provider is answered at once', async () => {
+    // A provider of its own, whatever the case above left behind.
+    const a = await startGameWorld(p);
+    worlds.push(a);
+    const player = await a.launchPlayer({ balance: 1000 });
+    const fault = a.sandbox.setFault({ providerId: a.providerId, operation: 'debit' }, { kind: 'delay', ms: 4000 });
+    const transactionIds: string[] = [];
+    try {
+      const cashOut = () => {
+        const transactionId = uniqueId('t');
+        transactionIds.push(transactionId);
+        const body = JSON.stringify({ sessionId: player.sessionId, gameId: a.gameId, currency: 'EUR', roundId: uniqueId('r'), transactionId, amount: 1 });
+        return `POST /api/balance/cash-out HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.providerToken}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      };
+      // Each wave fills the provider's share (16 of 32), then hangs up while the casino thinks.
+      for (let wave = 0; wave < 3; wave++) await Promise.all(Array.from({ length: 16 }, () => sendAndHangUp(cashOut(), 300)));
+      const started = Date.now();
+      const other = await http('GET', `${p.baseUrl}/api/account?sessionId=${playerB.sessionId}&currency=EUR`, { token: b.providerToken });
+      const otherMs = Date.now() - started;
+      expect(other.status).toBe(200);
+      expect(otherMs).toBeLessThan(1500);
+    } finally {
+      a.sandbox.removeFault(fault);
+    }
+    // Whatever reached the wallet completes: no money call is left PENDING by a client that left.
+    const deadline = Date.now() + 15000;
+    let pending = -1;
+    while (pending !== 0 && Date.now() < deadline) {
+      const rows = await p.db.primary('transactions').where({ provider_id: a.providerId }).whereIn('transaction_id', transactionIds).select('status');
+      pending = rows.filter((r: { status: string }) => r.status === 'PENDING').length;
+      if (pending !== 0) await sleep(200);
+    }
+    expect(pending).toBe(0);
+    expect(await settle(() => inFlight('wallet'), 0, 5000)).toBe(0);
+  }, 40000);
+});
+
+describe('review: launch parameters', () => {
+  it('When backtoHome=javascript: follows 1,000 empty parameters, then the launch is refused', async () => {
+    const playerId = uniqueId('player');
+    a.sandbox.addPlayer({ providerId: a.providerId, playerId, walletToken: uniqueId('wt'), balance: 10 });
+    const token = await createLaunchToken({ launchKey: a.launchKey, providerId: a.providerId, playerId, walletToken: uniqueId('wt') });
+    const base = new URLSearchParams({ token, providerId: a.providerId, gameId: String(a.gameId), currency: 'EUR', language: 'en' });
+    // The query parser stops after 1,000 pieces, empty ones included; the old bound ignored them.
+    const res = await http('GET', `${p.baseUrl}/launch?${base}${'&'.repeat(1000)}backtoHome=javascript:alert(1)`);
+    expect(res.headers.get('location') ?? '').not.toContain('javascript');
+    expect(res.status).toBe(400);
+  });
+});
