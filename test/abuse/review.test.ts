@@ -128,3 +128,21 @@ describe('review: launch parameters', () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe('review: readiness on the public port', () => {
+  it('When 300 anonymous /readyz arrive at once, then the services and their databases are asked a handful of times, not 300', async () => {
+    let walletChecks = 0;
+    const count = (q: { sql: string }) => {
+      if (q.sql === 'select 1') walletChecks++;
+    };
+    p.runtimes.wallet!.db.primary.on('query', count);
+    try {
+      const answers = await Promise.all(Array.from({ length: 300 }, () => fetch(`${p.baseUrl}/readyz`).then((r) => r.status)));
+      expect(answers.filter((s) => s === 200).length).toBe(300);
+    } finally {
+      p.runtimes.wallet!.db.primary.off('query', count);
+    }
+    // Each gateway /readyz asked every service's /readyz, and each of those its database.
+    expect(walletChecks).toBeLessThanOrEqual(5);
+  }, 30000);
+});
