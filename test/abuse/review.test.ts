@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Gauge } from 'prom-client';
+import { closeRuntime, createRuntime, loadConfig } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
+import { startGateway } from '../../services/gateway/src';
 import { startGameWorld, type GameWorld, type Player } from '../game';
-import { http, startPlatform, uniqueId, type TestPlatform } from '../platform';
+import { ALL_SERVICES, http, startPlatform, uniqueId, type TestPlatform } from '../platform';
 
 /**
  * An adversarial review of the edge and launch limits: each case reproduces a way around them
@@ -144,5 +147,36 @@ describe('review: readiness on the public port', () => {
     }
     // Each gateway /readyz asked every service's /readyz, and each of those its database.
     expect(walletChecks).toBeLessThanOrEqual(5);
+  }, 30000);
+});
+
+describe('review: per-address limits and IPv6', () => {
+  it('When unknown tokens come from 300 addresses of one IPv6 /64, then the database is asked only until that /64 is cut off', async () => {
+    const env = { ...process.env, ...EDGE, GATEWAY_AUTH_FAILURES_PER_MINUTE: '30', GATEWAY_TRUSTED_PROXY_HOPS: '1', REDIS_KEY_PREFIX: p.config.REDIS_KEY_PREFIX } as Record<string, string>;
+    for (const name of ALL_SERVICES) env[`${name.toUpperCase()}_URL`] = p.services[name]!.url;
+    const rt = await createRuntime('gateway', loadConfig(env));
+    const gw = await startGateway(rt, 0);
+    let lookups = 0;
+    rt.db.primary.on('query', (q: { sql: string }) => {
+      if (q.sql.includes('provider_tokens')) lookups++;
+    });
+    try {
+      const statuses: number[] = [];
+      for (let wave = 0; wave < 30; wave++) {
+        const sent = Array.from({ length: 10 }, (_, i) =>
+          fetch(`${gw.server.url}/api/account?sessionId=x`, {
+            // The proxy in front (trusted, one hop) saw a different address of the same /64 each time.
+            headers: { authorization: `Bearer grp_${randomBytes(16).toString('hex')}`, 'x-forwarded-for': `2001:db8:1:2::${(wave * 10 + i + 1).toString(16)}` },
+          }).then((r) => r.status),
+        );
+        statuses.push(...(await Promise.all(sent)));
+      }
+      expect(statuses.filter((s) => s !== 403 && s !== 429)).toEqual([]);
+      // 30 failures a minute for the /64, plus what was already in flight.
+      expect(lookups).toBeLessThanOrEqual(30 + 10);
+    } finally {
+      await gw.server.close(1000);
+      await closeRuntime(rt);
+    }
   }, 30000);
 });

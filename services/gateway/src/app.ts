@@ -20,6 +20,7 @@ import {
   type ServiceName,
 } from '@relay/shared';
 import { AuthFailureLimit } from './auth/address-limit';
+import { clientKey } from './auth/client-address';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
 import { UpstreamAdmission, UpstreamSlot } from './edge/admission';
@@ -148,9 +149,12 @@ export function createGatewayApp(rt: Runtime): Express {
   });
 }
 
-/** The caller's address: the socket's, or the one a trusted proxy in front of us saw. */
+/**
+ * The caller's address (the socket's, or the one a trusted proxy in front of us saw), as the key
+ * its limits are counted under: an IPv6 caller by its /64, which it controls whole.
+ */
 function clientAddress(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 }
 
 /**
