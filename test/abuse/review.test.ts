@@ -15,6 +15,7 @@ const EDGE = {
   GATEWAY_UPSTREAM_MAX_SOCKETS: '32',
   GATEWAY_TENANT_SHARE: '0.5',
   GATEWAY_BODY_TIMEOUT_MS: '2000',
+  GATEWAY_HEADERS_TIMEOUT_MS: '1000',
 };
 
 let p: TestPlatform;
@@ -179,4 +180,27 @@ describe('review: per-address limits and IPv6', () => {
       await closeRuntime(rt);
     }
   }, 30000);
+});
+
+describe('review: slow request heads', () => {
+  it('When a client sends its request head a line every 200 ms, then it is cut off at the head time-out (1 s here), not after Node\'s 30 s check', async () => {
+    const url = new URL(p.baseUrl);
+    const started = Date.now();
+    const answer = await new Promise<{ first: string; ms: number }>((resolve) => {
+      const socket = net.connect(Number(url.port), url.hostname);
+      let text = '';
+      const drip = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 200);
+      const deadline = setTimeout(() => socket.destroy(), 10000);
+      socket.on('connect', () => socket.write('GET /launch HTTP/1.1\r\nHost: x\r\n'));
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(drip);
+        clearTimeout(deadline);
+        resolve({ first: text.split('\r\n')[0], ms: Date.now() - started });
+      });
+    });
+    expect(answer.first).toBe('HTTP/1.1 408 Request Timeout');
+    expect(answer.ms).toBeLessThan(3000);
+  }, 15000);
 });
