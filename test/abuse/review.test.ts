@@ -204,3 +204,53 @@ describe('review: slow request heads', () => {
     expect(answer.ms).toBeLessThan(3000);
   }, 15000);
 });
+
+describe('review: unusual request forms', () => {
+  /** One raw exchange: the whole answer text, once the server has sent `want` or 5 s passed. */
+  function exchange(request: string | ((socket: net.Socket) => void), want: RegExp): Promise<string> {
+    const url = new URL(p.baseUrl);
+    return new Promise((resolve) => {
+      const socket = net.connect(Number(url.port), url.hostname);
+      let text = '';
+      const done = () => {
+        clearTimeout(deadline);
+        socket.destroy();
+        resolve(text);
+      };
+      const deadline = setTimeout(done, 5000);
+      socket.on('connect', () => (typeof request === 'string' ? socket.write(request) : request(socket)));
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+        if (want.test(text)) done();
+      });
+      socket.on('error', done);
+      socket.on('close', done);
+    });
+  }
+
+  it('When money calls come with Expect: 100-continue, a chunked body, or as HEAD and OPTIONS, then each is answered and every slot is given back', async () => {
+    const player = await b.launchPlayer({ balance: 100 });
+    const auth = `Authorization: Bearer ${b.providerToken}\r\nHost: x\r\n`;
+    const body = () => JSON.stringify({ sessionId: player.sessionId, gameId: b.gameId, currency: 'EUR', roundId: uniqueId('r'), transactionId: uniqueId('t'), amount: 1 });
+    const expectContinue = await exchange((socket) => {
+      const payload = body();
+      socket.write(`POST /api/balance/cash-out HTTP/1.1\r\n${auth}Content-Type: application/json\r\nContent-Length: ${payload.length}\r\nExpect: 100-continue\r\n\r\n`);
+      socket.once('data', () => socket.write(payload));
+    }, /HTTP\/1\.1 200 OK[\s\S]*\r\n\r\n\{.*\}/);
+    expect(expectContinue).toMatch(/^HTTP\/1\.1 100 Continue/);
+    expect(expectContinue).toContain('HTTP/1.1 200 OK');
+    const payload = body();
+    const chunked = await exchange(
+      `POST /api/balance/cash-out HTTP/1.1\r\n${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${payload.length.toString(16)}\r\n${payload}\r\n0\r\n\r\n`,
+      /\r\n\r\n[\s\S]*\{.*\}/,
+    );
+    expect(chunked).toMatch(/^HTTP\/1\.1 200 OK/);
+    const head = await exchange(`HEAD /api/account?sessionId=${player.sessionId}&currency=EUR HTTP/1.1\r\n${auth}\r\n`, /\r\n\r\n/);
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK/);
+    const options = await exchange(`OPTIONS /api/account HTTP/1.1\r\n${auth}\r\n`, /\r\n\r\n/);
+    expect(options).toMatch(/^HTTP\/1\.1 [2-4]\d\d /);
+    expect(await settle(() => inFlight('wallet'), 0, 5000)).toBe(0);
+    const rows = await p.db.primary('transactions').where({ provider_id: b.providerId }).whereIn('status', ['PENDING']).count<{ count: string }[]>('* as count');
+    expect(Number(rows[0].count)).toBe(0);
+  }, 30000);
+});
