@@ -254,3 +254,18 @@ describe('review: unusual request forms', () => {
     expect(Number(rows[0].count)).toBe(0);
   }, 30000);
 });
+
+describe('review: pipelined requests', () => {
+  it('When a client pipelines 10 slow reads on one socket and hangs up, then every slot comes back once the casino has answered', async () => {
+    const player = await b.launchPlayer();
+    const fault = b.sandbox.setFault({ providerId: b.providerId, operation: 'balance' }, { kind: 'delay', ms: 1000 });
+    try {
+      const one = `GET /api/account?sessionId=${player.sessionId}&currency=EUR HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${b.providerToken}\r\n\r\n`;
+      await sendAndHangUp(one.repeat(10), 300);
+      expect(await settle(() => inFlight('wallet'), 0, 8000)).toBe(0);
+      expect((await http('GET', `${p.baseUrl}/api/account?sessionId=${player.sessionId}&currency=EUR`, { token: b.providerToken })).status).toBe(200);
+    } finally {
+      b.sandbox.removeFault(fault);
+    }
+  }, 20000);
+});

@@ -23,7 +23,7 @@ import { AuthFailureLimit } from './auth/address-limit';
 import { clientKey } from './auth/client-address';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
-import { UpstreamAdmission, UpstreamSlot } from './edge/admission';
+import { onConnectionClose, UpstreamAdmission, UpstreamSlot } from './edge/admission';
 import { readBody } from './edge/body';
 import { audienceFor, routeFor } from './routes/route-table';
 
@@ -112,7 +112,11 @@ export function createGatewayApp(rt: Runtime): Express {
     if (res.destroyed || req.socket.destroyed) return release();
     const slot = new UpstreamSlot(release, proxyTimeoutMs(config) + 1000);
     res.locals.upstreamSlot = slot;
-    res.once('close', () => slot.callerDone());
+    const forget = onConnectionClose(req.socket, () => slot.callerDone());
+    res.once('close', () => {
+      forget();
+      slot.callerDone();
+    });
 
     const headers = req.headers;
     delete headers.authorization;
@@ -197,6 +201,9 @@ function proxyTo(rt: Runtime, target: string): RequestHandler {
     on: {
       // The forwarded request has its socket: the caller's slot is held until it closes.
       proxyReq: (proxyReq, _req, res) => slotOf(res)?.opened(proxyReq),
+      // The caller hung up and http-proxy aborted the forwarded request, maybe before its socket
+      // (then no proxyReq is reported): reported here, not as an error.
+      econnreset: (_err, _req, res) => slotOf(res)?.upstreamDone(),
       error: (err, req, res) => {
         slotOf(res)?.upstreamDone();
         rt.logger.warn({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code }, target }, 'upstream unavailable');
