@@ -16,6 +16,7 @@ const OPERATIONS: Record<string, string> = {
  * budget), or the relay itself (relay_error: the relay's budget).
  */
 export type CallResult = 'ok' | 'client_error' | 'declined' | 'casino_error' | 'relay_error';
+const UNKNOWN = 'unknown';
 const RESULTS: CallResult[] = ['ok', 'client_error', 'declined', 'casino_error', 'relay_error'];
 
 const DECLINED = new Set<ErrorCode>(['FUND_WITHDRAW_FAILED', 'AUTHENTICATION_TOKEN_EXPIRED']);
@@ -39,13 +40,15 @@ export function callResults(metrics: ServiceMetrics): { count: RequestHandler; k
       for (const operation of Object.values(OPERATIONS)) for (const result of RESULTS) calls.inc({ provider_id: providerId, operation, result }, 0);
     }
   };
+  // Calls refused before their session named a casino are counted under "unknown": known from the start.
+  knowCasinos([UNKNOWN]);
   const count: RequestHandler = (req, res, next) => {
     const ctx = currentContext();
     res.once('finish', () => {
       const operation = req.route ? OPERATIONS[String(req.route.path)] : undefined;
       if (!operation) return;
       // A call refused before its session named the casino counts under "unknown".
-      calls.inc({ provider_id: ctx?.providerId ?? 'unknown', operation, result: callResult(res.statusCode, res.locals.errorCode as ErrorCode | undefined) });
+      calls.inc({ provider_id: ctx?.providerId ?? UNKNOWN, operation, result: callResult(res.statusCode, res.locals.errorCode as ErrorCode | undefined) });
     });
     next();
   };
