@@ -21,3 +21,4 @@ export * from './sessions';
 export * from './registry';
 export * from './casino';
 export * from './pool-share';
+export { onConnectionClose } from './connection';

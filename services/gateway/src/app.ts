@@ -9,6 +9,7 @@ import {
   healthRouter,
   IDENTITY_HEADER,
   IdentitySigner,
+  onConnectionClose,
   REQUEST_ID_HEADER,
   currentContext,
   renderError,
@@ -23,7 +24,7 @@ import { AuthFailureLimit } from './auth/address-limit';
 import { clientKey } from './auth/client-address';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
-import { onConnectionClose, UpstreamAdmission, UpstreamSlot } from './edge/admission';
+import { UpstreamAdmission, UpstreamSlot } from './edge/admission';
 import { readBody } from './edge/body';
 import { audienceFor, routeFor } from './routes/route-table';
 

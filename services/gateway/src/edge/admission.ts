@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import { AppError } from '@relay/shared';
 
 /**
@@ -102,29 +101,4 @@ export class UpstreamSlot {
     if (this.backstop) clearTimeout(this.backstop);
     this.release();
   }
-}
-
-const callersBySocket = new WeakMap<Socket, Set<() => void>>();
-
-/**
- * Runs `gone` when the caller's connection closes. A pipelined request whose answer waits behind
- * an earlier one never emits 'close' on its response when the connection drops (Node leaves it in
- * the connection's queue), so a slot given back only on the response's 'close' stayed taken for
- * good. One listener per connection, whatever the number of requests on it; the returned function
- * forgets `gone` once the answer has closed normally.
- */
-export function onConnectionClose(socket: Socket, gone: () => void): () => void {
-  let callers = callersBySocket.get(socket);
-  if (!callers) {
-    const set = new Set<() => void>();
-    callers = set;
-    callersBySocket.set(socket, set);
-    socket.once('close', () => {
-      for (const caller of set) caller();
-      set.clear();
-    });
-  }
-  callers.add(gone);
-  const registered = callers;
-  return () => registered.delete(gone);
 }
