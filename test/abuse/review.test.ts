@@ -255,6 +255,28 @@ describe('review: unusual request forms', () => {
   }, 30000);
 });
 
+describe('review: oversized bodies', () => {
+  it('When a body is declared larger than 64 KiB, then the answer is 413 and the gateway closes the connection instead of reading the rest', async () => {
+    const url = new URL(p.baseUrl);
+    const started = Date.now();
+    const seen = await new Promise<{ text: string; closedMs: number }>((resolve) => {
+      const socket = net.connect(Number(url.port), url.hostname);
+      let text = '';
+      const deadline = setTimeout(() => socket.destroy(), 10000);
+      socket.on('connect', () => socket.write(`POST /api/balance/cash-out HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${b.providerToken}\r\nContent-Length: 10000000\r\n\r\n{`));
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearTimeout(deadline);
+        resolve({ text, closedMs: Date.now() - started });
+      });
+    });
+    expect(seen.text).toMatch(/^HTTP\/1\.1 413 /);
+    // Not held open to swallow the other 10 MB until the request time-out (4 s here).
+    expect(seen.closedMs).toBeLessThan(1500);
+  }, 15000);
+});
+
 describe('review: pipelined requests', () => {
   it('When a client pipelines 10 slow reads on one socket and hangs up, then every slot comes back once the casino has answered', async () => {
     const player = await b.launchPlayer();
