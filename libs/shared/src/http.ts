@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { onConnectionClose } from './connection';
 import { AppError, isAppError } from './errors';
 import { context } from '@opentelemetry/api';
 import { currentContext, runWithContext } from './context';
@@ -225,6 +226,9 @@ function requestContext(logger: Logger, metrics: ServiceMetrics, publicEdge: boo
         };
         res.on('finish', finish);
         res.on('close', finish);
+        // A pipelined request whose answer waits behind an earlier one gets neither event when
+        // the connection drops (Node leaves it queued): the connection's 'close' ends it (as 499).
+        res.once('close', onConnectionClose(req.socket, finish));
         next();
       });
     if (traced) context.with(traced.ctx, run);

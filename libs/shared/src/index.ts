@@ -24,3 +24,4 @@ export * from './pool-share';
 export * from './reseal';
 export * from './operator-sessions';
 export * from './audit';
+export { onConnectionClose } from './connection';

@@ -20,7 +20,9 @@ export interface EdgeTimeouts {
 }
 
 export async function listen(app: Express, port: number, host = '127.0.0.1', edge?: EdgeTimeouts): Promise<RunningServer> {
-  const server = http.createServer(app);
+  // Node enforces headersTimeout and requestTimeout only when it checks its connections, every
+  // 30 s by default: a client dripping its head would be held 30 s whatever the time-out says.
+  const server = edge ? http.createServer({ connectionsCheckingInterval: Math.min(1000, edge.headersTimeoutMs) }, app) : http.createServer(app);
   // Longer than the gateway's upstream agent keeps an idle socket, so the gateway never reuses a
   // socket the service is closing.
   server.keepAliveTimeout = 65000;

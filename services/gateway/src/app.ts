@@ -9,6 +9,7 @@ import {
   healthRouter,
   IDENTITY_HEADER,
   IdentitySigner,
+  onConnectionClose,
   REQUEST_ID_HEADER,
   currentContext,
   renderError,
@@ -21,9 +22,10 @@ import {
 } from '@relay/shared';
 import { AuthFailureLimit } from './auth/address-limit';
 import { OperatorAuth } from './auth/operators';
+import { clientKey } from './auth/client-address';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
-import { UpstreamAdmission } from './edge/admission';
+import { UpstreamAdmission, UpstreamSlot } from './edge/admission';
 import { readBody } from './edge/body';
 import { audienceFor, routeFor } from './routes/route-table';
 import { docsRouter } from './routes/docs';
@@ -111,7 +113,15 @@ export function createGatewayApp(rt: Runtime): Express {
 
     req.bufferedBody = await readBody(req, config.GATEWAY_BODY_TIMEOUT_MS);
     const release = admissions[route.service as Upstream].admit(tenantOf(identity, req));
-    res.once('close', release);
+    // The caller may have hung up while it was authenticated: 'close' has fired, nothing to send.
+    if (res.destroyed || req.socket.destroyed) return release();
+    const slot = new UpstreamSlot(release, proxyTimeoutMs(config) + 1000);
+    res.locals.upstreamSlot = slot;
+    const forget = onConnectionClose(req.socket, () => slot.callerDone());
+    res.once('close', () => {
+      forget();
+      slot.callerDone();
+    });
 
     const headers = req.headers;
     delete headers.authorization;
@@ -125,6 +135,9 @@ export function createGatewayApp(rt: Runtime): Express {
       delete headers['transfer-encoding'];
       headers['content-length'] = String(req.bufferedBody.length);
     }
+    // The body is already here; and http-proxy reports no proxyReq (the slot's hold) with Expect set.
+    delete headers.expect;
+    slot.starting();
     proxies[route.service as Upstream](req, res, next);
   };
 
@@ -165,9 +178,12 @@ function tenantOf(identity: Identity, req: Request): string {
   }
 }
 
-/** The caller's address: the socket's, or the one a trusted proxy in front of us saw. */
+/**
+ * The caller's address (the socket's, or the one a trusted proxy in front of us saw), as the key
+ * its limits are counted under: an IPv6 caller by its /64, which it controls whole.
+ */
 function clientAddress(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 }
 
 /**
@@ -181,6 +197,15 @@ const bufferedBodyPlugin: Plugin = (proxyServer) => {
     web(req, res, body ? { ...options, buffer: Readable.from([body]) } : options, ...rest);
   };
 };
+
+function proxyTimeoutMs(config: Runtime['config']): number {
+  return config.CASINO_TIMEOUT_MS * 3 + 5000;
+}
+
+function slotOf(res: unknown): UpstreamSlot | undefined {
+  const slot = (res as Partial<Response>).locals?.upstreamSlot as unknown;
+  return slot instanceof UpstreamSlot ? slot : undefined;
+}
 
 function proxyTo(rt: Runtime, target: string): RequestHandler {
   // One keep-alive pool per upstream, sized like its admission: a request is only sent when the
@@ -197,9 +222,15 @@ function proxyTo(rt: Runtime, target: string): RequestHandler {
     changeOrigin: false,
     xfwd: true,
     // Above the casino time-out, so a money call answers with the relay's own 408 rather than ours.
-    proxyTimeout: rt.config.CASINO_TIMEOUT_MS * 3 + 5000,
+    proxyTimeout: proxyTimeoutMs(rt.config),
     on: {
+      // The forwarded request has its socket: the caller's slot is held until it closes.
+      proxyReq: (proxyReq, _req, res) => slotOf(res)?.opened(proxyReq),
+      // The caller hung up and http-proxy aborted the forwarded request, maybe before its socket
+      // (then no proxyReq is reported): reported here, not as an error.
+      econnreset: (_err, _req, res) => slotOf(res)?.upstreamDone(),
       error: (err, req, res) => {
+        slotOf(res)?.upstreamDone();
         rt.logger.warn({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code }, target }, 'upstream unavailable');
         const response = res as Response;
         if (typeof response.status !== 'function' || response.headersSent) {

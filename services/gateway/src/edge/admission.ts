@@ -48,3 +48,57 @@ export class UpstreamAdmission {
     return this.inFlight;
   }
 }
+
+/**
+ * One admitted request's hold on its slot. The slot stands for a socket to the service, so it is
+ * given back when the answer to the caller is over AND the request to the service is too, not
+ * when the caller hangs up: a caller that leaves while the service is still working (a slow casino
+ * behind a money call) would otherwise get its slot back while the socket stays busy, and could
+ * hold every socket of the service while the admission counted none. The request to the service is
+ * not cut either: the money call it carries runs to its end and is recorded. `backstopMs` bounds a
+ * hold whose request never reported back (longer than the proxy's own time-out).
+ */
+export class UpstreamSlot {
+  private clientDone = false;
+  private upstream: 'none' | 'starting' | 'open' | 'done' = 'none';
+  private backstop: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly release: () => void,
+    private readonly backstopMs: number,
+  ) {}
+
+  /** The forwarded request is about to be created. */
+  starting(): void {
+    if (this.upstream === 'none') this.upstream = 'starting';
+  }
+
+  /** The forwarded request has its socket; the slot is held until it closes. */
+  opened(request: { once(event: 'close', listener: () => void): unknown }): void {
+    if (this.upstream === 'done') return;
+    this.upstream = 'open';
+    request.once('close', () => this.upstreamDone());
+  }
+
+  /** The forwarded request closed or failed (or was never sent). */
+  upstreamDone(): void {
+    this.upstream = 'done';
+    this.settle();
+  }
+
+  /** The answer to the caller is over (sent, or the caller hung up). */
+  callerDone(): void {
+    this.clientDone = true;
+    this.settle();
+    if (!this.backstop && this.upstream !== 'done' && this.upstream !== 'none') {
+      this.backstop = setTimeout(() => this.upstreamDone(), this.backstopMs);
+      this.backstop.unref();
+    }
+  }
+
+  private settle(): void {
+    if (!this.clientDone || this.upstream === 'starting' || this.upstream === 'open') return;
+    if (this.backstop) clearTimeout(this.backstop);
+    this.release();
+  }
+}

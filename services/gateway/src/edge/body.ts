@@ -50,5 +50,7 @@ export function readBody(req: Request, timeoutMs: number): Promise<Buffer | null
 }
 
 function tooLarge(): AppError {
-  return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KiB');
+  // Refused on its declared length, the body is still on its way: the connection closes after the
+  // answer rather than Node reading (and dropping) the rest of it until the request time-out.
+  return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KiB', { headers: { Connection: 'close' } });
 }

@@ -39,7 +39,9 @@ export function launchRoutes(deps: LaunchDeps): Router {
     '/launch',
     handler(async (req, res) => {
       const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
-      const pieces = rawQuery.split('&').filter((piece) => piece !== '').length;
+      // Empty pieces too: the parser counts them towards its 1,000, and `&&&...` would push a
+      // parameter past it as surely as fillers do.
+      const pieces = rawQuery.split('&').length;
       if (pieces > MAX_LAUNCH_PARAMETERS) throw badRequest(`A launch takes at most ${MAX_LAUNCH_PARAMETERS} query parameters (this one has ${pieces})`);
       const parsed = launchQuery.safeParse(req.query);
       if (!parsed.success) {

@@ -1,4 +1,5 @@
-import { moneyCallResult } from './money-call-metrics';
+import { ServiceMetrics } from '@relay/shared';
+import { moneyCallMetrics, moneyCallResult } from './money-call-metrics';
 
 describe('money call result', () => {
   it.each([
@@ -18,5 +19,15 @@ describe('money call result', () => {
     [499, undefined, 'client_error'],
   ])('When the answer is %i %s, then the call counts as %s', (status, code, result) => {
     expect(moneyCallResult(status, code)).toBe(result);
+  });
+});
+
+describe('relay_money_calls_total at start', () => {
+  it('When the wallet starts, then the series of calls refused before a session named their casino ("unknown") exist at zero', async () => {
+    const metrics = new ServiceMetrics('wallet');
+    moneyCallMetrics(metrics);
+    const text = await metrics.registry.metrics();
+    // A game's first call with an unknown session is counted here: increase() must see it.
+    expect(text).toContain('relay_money_calls_total{provider_id="unknown",operation="cash-out",result="client_error",service="wallet"} 0');
   });
 });

@@ -55,6 +55,8 @@ export function moneyCallMetrics(metrics: ServiceMetrics): { count: RequestHandl
       }
     }
   };
+  // Calls refused before their session named a casino count under "unknown": known from the start.
+  knowCasinos(['unknown']);
   const count: RequestHandler = (req, res, next) => {
     const operation = OPERATIONS[req.path];
     if (!operation) return next();
