@@ -31,9 +31,15 @@ export async function search(deps: BackofficeDeps, caller: Caller, table: Ledger
   };
 }
 
-export async function* exportSearch(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter) {
+/** Authorizes before the first byte is sent (a generator would only run at its first row). */
+export function exportSearch(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter): AsyncIterable<Record<string, unknown>> {
   authorize(caller, 'money:read');
-  for await (const row of searchStream(deps.read, table, caller.scope, filter)) yield PRESENT[table](row);
+  return mapRows(searchStream(deps.read, table, caller.scope, filter), PRESENT[table]);
+}
+
+/** Maps a row stream lazily, one row at a time. */
+export async function* mapRows<T>(rows: AsyncIterable<Record<string, unknown>>, present: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
+  for await (const row of rows) yield present(row);
 }
 
 /** A round's whole story; out of scope is the same 404 as missing. */

@@ -6,7 +6,7 @@ import * as story from '../data/story';
 import { authorize, type Caller } from './access';
 import { audited, type RequestFacts } from './audit';
 import type { BackofficeDeps } from './deps';
-import { storyLink } from './money';
+import { mapRows, storyLink } from './money';
 
 /**
  * The reconciliation queue: what the ledger shows needs a person, with a suggested action from
@@ -61,9 +61,9 @@ export async function listQueue(deps: BackofficeDeps, caller: Caller, filter: It
   return { items: rows.map(presentItem), counts, total: counts.reduce((n, c) => n + c.count, 0) };
 }
 
-export async function* exportQueue(deps: BackofficeDeps, caller: Caller, filter: ItemFilter) {
+export function exportQueue(deps: BackofficeDeps, caller: Caller, filter: ItemFilter): AsyncIterable<Record<string, unknown>> {
   authorize(caller, 'money:read');
-  for await (const row of queue.streamItems(deps.read, caller.scope, thresholdsOf(deps), filter)) yield presentItem(row);
+  return mapRows(queue.streamItems(deps.read, caller.scope, thresholdsOf(deps), filter), presentItem);
 }
 
 /** One item: live, or closed by the ledger (its record exists in scope but no longer needs anyone). */
