@@ -92,7 +92,7 @@ export async function listItems(read: Knex, scope: OperatorScope, th: Thresholds
 
 export function streamItems(read: Knex, scope: OperatorScope, th: Thresholds, filter: ItemFilter): AsyncIterable<Record<string, unknown>> {
   return itemsQuery(read, scope, th, filter).select(read.raw(ITEM_SELECT)).orderBy([{ column: 'i.since' }, { column: 'i.kind' }, { column: 'i.record_id' }])
-    .stream({ highWaterMark: 500 }) as unknown as AsyncIterable<Record<string, unknown>>;
+    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
 }
 
 /** Counts by kind and age bucket: for the list's totals and for the Prometheus gauge. */

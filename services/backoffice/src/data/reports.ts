@@ -83,5 +83,5 @@ export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilt
 
 export function reportStream(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): AsyncIterable<Record<string, unknown>> {
   // A raw query streams through the same server-side cursor as a builder.
-  return reportQuery(read, scope, f, dims).stream({ highWaterMark: 500 }) as unknown as AsyncIterable<Record<string, unknown>>;
+  return reportQuery(read, scope, f, dims).stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
 }

@@ -65,5 +65,5 @@ export function searchStream(read: Knex, table: LedgerTable, scope: OperatorScop
   return scopedLedger(read, table, scope, filter)
     .select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`))
     .orderBy([{ column: `${table}.created_at`, order: 'asc' }, { column: `${table}.id`, order: 'asc' }])
-    .stream({ highWaterMark: 500 }) as unknown as AsyncIterable<Record<string, unknown>>;
+    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
 }

@@ -61,7 +61,7 @@ export async function listFlagged(read: Knex, scope: OperatorScope, f: WinFilter
 
 export function streamFlagged(read: Knex, scope: OperatorScope, f: WinFilter): AsyncIterable<Record<string, unknown>> {
   return flaggedQuery(read, scope, f).orderBy([{ column: 't.created_at', order: 'asc' }, { column: 't.id', order: 'asc' }])
-    .stream({ highWaterMark: 500 }) as unknown as AsyncIterable<Record<string, unknown>>;
+    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
 }
 
 /** Records a review once: a second review of the same win answers undefined (one atomic statement). */
