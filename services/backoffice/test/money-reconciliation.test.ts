@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Fault } from '@relay/casino-sandbox';
 import { http } from '../../../test/platform';
 import { bo } from '../../../test/backoffice';
@@ -173,5 +174,22 @@ describe('When the queue is read and acted on in each scope', () => {
     const csv = await studioA('GET', 'money/reconciliation/items.csv?kind=DEBIT_UNCLEAR');
     expect(csv.text.split('\n')[0]).toBe(`# scope: studio ${w.a.groupId}; filters: kind=DEBIT_UNCLEAR`);
     expect(csv.text).toContain(bet.transactionId);
+  });
+});
+
+describe('When a row reaches the ledger late, dated in the past', () => {
+  it('then the queue shows it at once in its age bucket, and a late success for the same bet closes it (no watermark to miss either)', async () => {
+    const twoDaysAgo = new Date(Date.now() - 2 * 86400_000);
+    const base = { provider_id: w.a.providerId, group_id: w.a.groupId, game_id: w.a.gameId, player_id: pl.playerId, session_id: pl.sessionId, round_id: `late-${randomUUID()}`, currency: 'EUR', language: 'en', request_fingerprint: 'x', category: 'CASH_IN', previous_transaction_id: `late-bet-${randomUUID()}` };
+    const failedId = `late-credit-${randomUUID()}`;
+    await w.p.db.primary('transactions').insert({ ...base, id: randomUUID(), transaction_id: failedId, status: 'FAILED', error_code: 'INTEGRATION_TIMED_OUT', amount: '42.00', created_at: twoDaysAgo, claimed_at: twoDaysAgo });
+    const owed = await item('CREDIT_OWED', failedId);
+    expect(owed.body.data).toMatchObject({ state: 'OPEN', amount: 42 });
+    expect(owed.body.data.ageSeconds).toBeGreaterThan(47 * 3600);
+    const old = await admin(`money/reconciliation/items?providerId=${w.a.providerId}&kind=CREDIT_OWED`);
+    expect(old.body.meta.counts).toEqual(expect.arrayContaining([{ kind: 'CREDIT_OWED', age: 'gt_24h', count: 1 }]));
+    // The game's retry under a new transactionId for the same bet, written even later but dated before the failure.
+    await w.p.db.primary('transactions').insert({ ...base, id: randomUUID(), transaction_id: `late-retry-${randomUUID()}`, status: 'SUCCESS', amount: '42.00', created_at: new Date(twoDaysAgo.getTime() - 1000) });
+    expect((await item('CREDIT_OWED', failedId)).body.data.state).toBe('CLOSED_BY_LEDGER');
   });
 });
