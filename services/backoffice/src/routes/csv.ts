@@ -24,8 +24,18 @@ export async function sendCsv(
   async function* flat() {
     for await (const row of rows) yield flatten(row);
   }
-  await pipeline(Readable.from(flat()), stringify({ header: true, columns }), res);
+  await pipeline(Readable.from(flat()), stringify({ header: true, columns, cast: CAST }), res);
 }
+
+/**
+ * Text a spreadsheet would run as a formula (=, +, -, @, tab, carriage return first: ids and
+ * names come from casinos and studios) is written with a leading apostrophe, as OWASP's CSV
+ * injection advice says; numbers stay numbers. Booleans read true/false rather than 1/empty.
+ */
+export const CAST = {
+  string: (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value),
+  boolean: (value: boolean) => (value ? 'true' : 'false'),
+};
 
 export function filterLine(caller: Caller, filters: Record<string, unknown>): string {
   const scope = caller.scope.type === 'platform' ? 'platform' : caller.scope.type === 'casino' ? `casino ${caller.scope.providerId}` : `studio ${caller.scope.groupId}`;
