@@ -1,5 +1,6 @@
 import type { Knex, OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
+import { bounded } from './bounded';
 
 /**
  * The reconciliation queue, derived from the ledger at read time. An item is a row of the ledger
@@ -84,10 +85,10 @@ const ITEM_SELECT = `i.*, coalesce(d.state, 'OPEN') as state, d.note, d.decided_
 
 export async function listItems(read: Knex, scope: OperatorScope, th: Thresholds, filter: ItemFilter, page: { limit: number; offset: number }) {
   const [rows, counts] = await Promise.all([
-    itemsQuery(read, scope, th, filter).select(read.raw(ITEM_SELECT)).orderBy([{ column: 'i.since' }, { column: 'i.kind' }, { column: 'i.record_id' }]).limit(page.limit).offset(page.offset),
+    bounded<Record<string, unknown>[]>(itemsQuery(read, scope, th, filter).select(read.raw(ITEM_SELECT)).orderBy([{ column: 'i.since' }, { column: 'i.kind' }, { column: 'i.record_id' }]).limit(page.limit).offset(page.offset)),
     countItems(read, scope, th, filter),
   ]);
-  return { rows: rows as Record<string, unknown>[], counts };
+  return { rows, counts };
 }
 
 export function streamItems(read: Knex, scope: OperatorScope, th: Thresholds, filter: ItemFilter): AsyncIterable<Record<string, unknown>> {
@@ -97,10 +98,12 @@ export function streamItems(read: Knex, scope: OperatorScope, th: Thresholds, fi
 
 /** Counts by kind and age bucket: for the list's totals and for the Prometheus gauge. */
 export async function countItems(read: Knex, scope: OperatorScope, th: Thresholds, filter: ItemFilter): Promise<{ kind: ItemKind; age: string; count: number }[]> {
-  const rows: { kind: ItemKind; age: string; count: string }[] = await itemsQuery(read, scope, th, filter)
-    .select('i.kind', read.raw(`case when i.since > now() - interval '1 hour' then 'lt_1h' when i.since > now() - interval '24 hours' then '1h_24h' else 'gt_24h' end as age`))
-    .count({ count: '*' })
-    .groupBy('i.kind', 'age');
+  const rows = await bounded<{ kind: ItemKind; age: string; count: string }[]>(
+    itemsQuery(read, scope, th, filter)
+      .select('i.kind', read.raw(`case when i.since > now() - interval '1 hour' then 'lt_1h' when i.since > now() - interval '24 hours' then '1h_24h' else 'gt_24h' end as age`))
+      .count({ count: '*' })
+      .groupBy('i.kind', 'age'),
+  );
   return rows.map((r) => ({ kind: r.kind, age: r.age, count: Number(r.count) }));
 }
 

@@ -1,5 +1,6 @@
 import type { Knex, OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
+import { bounded } from './bounded';
 
 /**
  * GGR reports, aggregated at read time from the ledger itself: NUMERIC sums in SQL over exactly
@@ -75,10 +76,10 @@ export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, d
 export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[], page: { limit: number; offset: number }) {
   const q = reportQuery(read, scope, f, dims);
   const [rows, counted] = await Promise.all([
-    read.raw('select * from (?) g limit ? offset ?', [q, page.limit, page.offset]),
-    read.raw('select count(*)::int as n from (?) g', [q]),
+    bounded<{ rows: Record<string, unknown>[] }>(read.raw('select * from (?) g limit ? offset ?', [q, page.limit, page.offset])),
+    bounded<{ rows: { n: number }[] }>(read.raw('select count(*)::int as n from (?) g', [q])),
   ]);
-  return { rows: rows.rows as Record<string, unknown>[], total: counted.rows[0].n as number };
+  return { rows: rows.rows, total: counted.rows[0].n };
 }
 
 export function reportStream(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): AsyncIterable<Record<string, unknown>> {

@@ -1,4 +1,5 @@
 import { AppError, type Knex, type OperatorScope } from '@relay/shared';
+import { bounded } from './bounded';
 import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
 
 /**
@@ -40,7 +41,7 @@ export async function searchPage(read: Knex, table: LedgerTable, scope: Operator
     // Written so the index range (created_at <= at) does the work and the OR only trims its edge.
     q.where(`${table}.created_at`, '<=', after.at).where((w) => w.where(`${table}.created_at`, '<', after.at).orWhere(`${table}.id`, '>', after.id));
   }
-  const rows: Record<string, unknown>[] = await q.orderBy([{ column: `${table}.created_at`, order: 'desc' }, { column: `${table}.id`, order: 'asc' }]).limit(limit + 1);
+  const rows = await bounded<Record<string, unknown>[]>(q.orderBy([{ column: `${table}.created_at`, order: 'desc' }, { column: `${table}.id`, order: 'asc' }]).limit(limit + 1));
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -52,12 +53,13 @@ export async function searchTotals(read: Knex, table: LedgerTable, scope: Operat
   const sums = table === 'transactions'
     ? ['sum(transactions.amount)::text as amount']
     : ['sum(rounds.bet_amount)::text as bet_amount', 'coalesce(sum(rounds.payout_amount), 0)::text as payout_amount'];
-  const rows: Record<string, string>[] = await scopedLedger(read, table, scope, filter)
-    .select(`${table}.currency`)
-    .select(read.raw(['count(*)::text as count', ...sums].join(', ')))
-    .groupBy(`${table}.currency`)
-    .orderBy(`${table}.currency`);
-  return rows;
+  return bounded<Record<string, string>[]>(
+    scopedLedger(read, table, scope, filter)
+      .select(`${table}.currency`)
+      .select(read.raw(['count(*)::text as count', ...sums].join(', ')))
+      .groupBy(`${table}.currency`)
+      .orderBy(`${table}.currency`),
+  );
 }
 
 /** Every matching row, oldest first, through a server-side cursor: constant memory whatever the length. */

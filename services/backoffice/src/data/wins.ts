@@ -1,5 +1,6 @@
 import type { Knex, OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
+import { bounded } from './bounded';
 import { TRANSACTION_COLUMNS } from './ledger';
 
 /**
@@ -53,10 +54,10 @@ function flaggedQuery(read: Knex, scope: OperatorScope, f: WinFilter): Knex.Quer
 export async function listFlagged(read: Knex, scope: OperatorScope, f: WinFilter, page: { limit: number; offset: number }) {
   const base = flaggedQuery(read, scope, f);
   const [rows, [{ total }]] = await Promise.all([
-    base.clone().orderBy([{ column: 't.created_at', order: 'desc' }, { column: 't.id', order: 'asc' }]).limit(page.limit).offset(page.offset),
-    read.from(base.clone().as('f')).count({ total: '*' }),
+    bounded<Record<string, unknown>[]>(base.clone().orderBy([{ column: 't.created_at', order: 'desc' }, { column: 't.id', order: 'asc' }]).limit(page.limit).offset(page.offset)),
+    bounded<{ total: string }[]>(read.from(base.clone().as('f')).count({ total: '*' })),
   ]);
-  return { rows: rows as Record<string, unknown>[], total: Number(total) };
+  return { rows, total: Number(total) };
 }
 
 export function streamFlagged(read: Knex, scope: OperatorScope, f: WinFilter): AsyncIterable<Record<string, unknown>> {
