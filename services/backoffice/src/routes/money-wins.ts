@@ -18,6 +18,15 @@ export const winFilter = z.object({
   from: instantParam.optional(),
   to: instantParam.optional(),
 }).strict();
+/**
+ * Every paid credit is a candidate (thresholds apply at read time), so a list without a period
+ * reads the last 30 days; name `from` to look further back.
+ */
+export const DEFAULT_WIN_DAYS = 30;
+function withDefaultPeriod<F extends { from?: Date; to?: Date }>(f: F): F {
+  return f.from || f.to ? f : { ...f, from: new Date(Date.now() - DEFAULT_WIN_DAYS * 86400_000) };
+}
+
 export const winPaging = z.object({ page: pageParam, limit: limitParam });
 
 const threshold = z.number().refine(isValidAmount, 'must be a non-negative number with at most 2 decimals').transform((n) => toMoneyString(n));
@@ -33,12 +42,13 @@ export const WIN_CSV_COLUMNS = ['state', 'providerId', 'transactionId', 'groupId
 export function winRoutes(deps: BackofficeDeps): Router {
   return Router()
     .get('/money/flagged-wins', handler(async (req, res) => {
-      const { page, limit, ...f } = parse(winFilter.extend(winPaging.shape), req.query);
+      const { page, limit, ...q } = parse(winFilter.extend(winPaging.shape), req.query);
+      const f = withDefaultPeriod(q);
       const found = await listFlaggedWins(deps, callerOf(req.identity), f, { limit, offset: (page - 1) * limit });
-      sendKeysetList(res, 'Flagged wins fetched successfully', found.rows, { total: found.total, page, limit });
+      sendKeysetList(res, 'Flagged wins fetched successfully', found.rows, { total: found.total, page, limit, from: f.from?.toISOString() ?? null, to: f.to?.toISOString() ?? null });
     }))
     .get('/money/flagged-wins.csv', handler(async (req, res) => {
-      const f = parse(winFilter, req.query);
+      const f = withDefaultPeriod(parse(winFilter, req.query));
       const caller = callerOf(req.identity);
       await sendCsv(req, res, 'flagged-wins.csv', caller, f, WIN_CSV_COLUMNS, exportFlaggedWins(deps, caller, f));
     }))
