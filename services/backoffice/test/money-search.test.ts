@@ -41,19 +41,25 @@ describe('When each scope searches transactions', () => {
 
   it('then the totals are exact over every match, not only the page, and the cursor walks every row once', async () => {
     const platform = await w.as('finance', { type: 'platform' });
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const res: any = await platform('GET', `money/transactions?providerId=${w.a.providerId}&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(res.status).toBe(200);
-      expect(res.body.meta.totals.count).toBe(10);
-      seen.push(...res.body.data.map((t: any) => t.transactionId));
-      cursor = res.body.meta.nextCursor;
-      pages += 1;
-    } while (cursor);
-    expect(pages).toBe(4);
-    expect(new Set(seen).size).toBe(10);
+    const walk = async (order: 'asc' | 'desc') => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res: any = await platform('GET', `money/transactions?providerId=${w.a.providerId}&limit=3&sortOrder=${order}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status).toBe(200);
+        expect(res.body.meta.totals.count).toBe(10);
+        seen.push(...res.body.data.map((t: any) => t.transactionId));
+        cursor = res.body.meta.nextCursor;
+        pages += 1;
+      } while (cursor);
+      return { seen, pages };
+    };
+    const newest = await walk('desc');
+    const oldest = await walk('asc');
+    expect([newest.pages, new Set(newest.seen).size]).toEqual([4, 10]);
+    expect(oldest.seen).toEqual([...newest.seen].reverse());
+    expect(oldest.seen[0]).toBe(played.a[0].betId);
     const sums = await w.p.db.primary('transactions').where({ provider_id: w.a.providerId }).select('category').sum({ s: 'amount' }).groupBy('category');
     const bets = await platform('GET', `money/transactions?providerId=${w.a.providerId}&category=CASH_OUT`);
     expect(bets.body.meta.totals.byCurrency).toEqual([{ currency: 'EUR', count: 5, amount: Number(sums.find((s: any) => s.category === 'CASH_OUT')!.s) }]);

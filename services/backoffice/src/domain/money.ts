@@ -1,6 +1,6 @@
 import { AppError } from '@relay/shared';
 import { presentRound, presentTransaction, isoOrNull, type LedgerFilter, type LedgerTable } from '../data/ledger';
-import { decodeCursor, searchPage, searchStream, searchTotals } from '../data/search';
+import { decodeCursor, searchPage, searchStream, searchTotals, type SortOrder } from '../data/search';
 import * as story from '../data/story';
 import { authorize, type Caller } from './access';
 import type { BackofficeDeps } from './deps';
@@ -10,16 +10,16 @@ import { jsonNumber } from '../data/ledger';
 
 const PRESENT: Record<LedgerTable, (row: Record<string, unknown>) => Record<string, unknown>> = { transactions: presentTransaction, rounds: presentRound };
 
-export async function search(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter, limit: number, cursor?: string) {
+export async function search(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter, page: { limit: number; order: SortOrder; cursor?: string }) {
   authorize(caller, 'money:read');
-  const after = cursor ? decodeCursor(cursor) : undefined;
-  const [page, totals] = await Promise.all([
-    searchPage(deps.read, table, caller.scope, filter, limit, after),
+  const after = page.cursor ? decodeCursor(page.cursor, page.order) : undefined;
+  const [found, totals] = await Promise.all([
+    searchPage(deps.read, table, caller.scope, filter, page.limit, page.order, after),
     searchTotals(deps.read, table, caller.scope, filter),
   ]);
   return {
-    rows: page.rows.map(PRESENT[table]),
-    next: page.next,
+    rows: found.rows.map(PRESENT[table]),
+    next: found.next,
     totals: {
       count: totals.reduce((n, t) => n + Number(t.count), 0),
       byCurrency: totals.map((t) => ({

@@ -41,4 +41,4 @@ export const transactionFilter = z.object({
 /** GET /money/rounds[.csv] (amountMin/amountMax on the bet, reason on the settlement, transactionId the bet's). */
 export const roundFilter = z.object({ ...common, status: z.enum(['OPEN', 'SETTLED']).optional() }).strict();
 
-export const searchPaging = z.object({ limit: limitParam, cursor: z.string().max(400).optional() });
+export const searchPaging = z.object({ limit: limitParam, sortOrder: z.enum(['asc', 'desc']).default('desc'), cursor: z.string().max(400).optional() });

@@ -25,8 +25,8 @@ export function moneySearchRoutes(deps: BackofficeDeps): Router {
   const router = Router();
   for (const [path, table, filter, columns] of LISTS) {
     router.get(`/money/${path}`, handler(async (req, res) => {
-      const { limit, cursor, ...f } = parse(filter.extend(searchPaging.shape), req.query);
-      const found = await search(deps, callerOf(req.identity), table, f, limit, cursor);
+      const { limit, cursor, sortOrder, ...f } = parse(filter.extend(searchPaging.shape), req.query);
+      const found = await search(deps, callerOf(req.identity), table, f, { limit, order: sortOrder, cursor });
       sendKeysetList(res, `${path === 'rounds' ? 'Rounds' : 'Transactions'} fetched successfully`, found.rows, { nextCursor: found.next, totals: found.totals });
     }));
     router.get(`/money/${path}.csv`, handler(async (req, res) => {
