@@ -12,7 +12,8 @@ import { startMoneyWorld, type MoneyWorld } from './money-support';
  * queue (in scope only), acknowledged and resolved by a person (audited), and closed by the
  * ledger's own resolution: the game repeats the call, the round settles.
  */
-const CASINO_TIMEOUT_MS = 1500;
+// Long enough that a casino answer held just under it leaves seconds to see the PENDING item on a loaded machine.
+const CASINO_TIMEOUT_MS = 4000;
 let w: MoneyWorld;
 let pl: Player;
 
