@@ -21,7 +21,7 @@ const tally = new Tally(
   'secrets-sweep',
   'No secret in any response or log line',
   'test/security/secrets-sweep.test.ts',
-  "Drives every game route (own records, another provider's records, no token), launch (success, refused, HTML), admin reads and replaces, health and metrics, every sandbox fault and a careless casino that echoes the wallet token and request signature in its success and error bodies; then searches every response body and header, every log line of every service at trace level, and the audit text stored in the database for any wallet token, wallet secret, launch key, launch token, provider token or the admin token; then signs people in to the back office (enrolment, TOTP, recovery codes, refused codes, wrong and weak passwords), reads and writes through it and the admin API with a session, uses and revokes a casino API token, resets a second factor and signs out, and searches every answer, log line, audit entry and account row for a password, TOTP secret, recovery code, session id, CSRF token, sign-in challenge or casino API token. The only responses allowed to hold a secret are the one-time answers that create it.",
+  "Drives every game route (own records, another provider's records, no token), launch (success, refused, HTML), admin reads and replaces, the back office's money views (search, every round story and transaction detail with its attempts and casino answers, reconciliation queue, flagged wins, reports, CSV exports), health and metrics, every sandbox fault and a careless casino that echoes the wallet token and request signature in its success and error bodies; then searches every response body and header, every log line of every service at trace level, and the audit text stored in the database for any wallet token, wallet secret, launch key, launch token, provider token or the admin token; then signs people in to the back office (enrolment, TOTP, recovery codes, refused codes, wrong and weak passwords), reads and writes through it and the admin API with a session, uses and revokes a casino API token, resets a second factor and signs out, and searches every answer, log line, audit entry and account row for a password, TOTP secret, recovery code, session id, CSRF token, sign-in challenge or casino API token. The only responses allowed to hold a secret are the one-time answers that create it.",
 );
 const scenario = scenarioIt(tally);
 
@@ -150,6 +150,17 @@ describe('secrets never leave the platform', () => {
         }
       }
       await send('catalog', 'GET', '/api/v1/provider-catalog', { token: world.providerToken });
+    }
+    // The back office's money views show every attempt and the casino's answers: the same records, swept again.
+    for (const world of [a.world, e]) {
+      const found = await send('back office search', 'GET', `/backoffice/v1/money/transactions?providerId=${world.providerId}&limit=500`, { token: p.adminToken });
+      expect(found.body.data.length).toBeGreaterThan(0);
+      for (const t of found.body.data) {
+        await send('back office story', 'GET', `/backoffice/v1/money/rounds/${t.providerId}/${t.roundId}/story`, { token: p.adminToken });
+        await send('back office transaction', 'GET', `/backoffice/v1/money/transactions/${t.providerId}/${t.transactionId}`, { token: p.adminToken });
+      }
+      const views = ['money/transactions.csv', 'money/rounds.csv', 'money/reconciliation/items?limit=500', 'money/reconciliation/items.csv', 'money/flagged-wins', 'money/reports?groupBy=casino'];
+      for (const view of views) await send('back office money view', 'GET', `/backoffice/v1/${view}${view.includes('?') ? '&' : '?'}providerId=${world.providerId}`, { token: p.adminToken });
     }
 
     const secrets = allSecrets();

@@ -68,6 +68,9 @@ export const configSchema = z
     /** Back-office sign-in sessions: idle time-out and absolute lifetime. */
     BACKOFFICE_SESSION_IDLE_SECONDS: positiveInt(1800),
     BACKOFFICE_SESSION_MAX_SECONDS: positiveInt(43200),
+    // Reconciliation queue: a PENDING transaction, or a round still OPEN, older than this needs a person.
+    RECONCILIATION_PENDING_SECONDS: positiveInt(300),
+    RECONCILIATION_OPEN_ROUND_SECONDS: positiveInt(86400),
     /** Local runs over plain http: the session cookie without `Secure` (always so in development and test). */
     BACKOFFICE_INSECURE_COOKIE: z.enum(['0', '1', 'false', 'true']).default('0').transform((v) => v === '1' || v === 'true'),
     /** Failed sign-in attempts allowed per account and per client address before a lock-out of SIGNIN_LOCKOUT_SECONDS. */

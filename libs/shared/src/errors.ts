@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   REQUEST_TIMEOUT: 408,
   TRANSACTION_IN_FLIGHT: 409,
   TEMPLATE_CHANGE_REJECTED: 409,
+  // Back office: the record is not in the state the action needs (e.g. resolving a resolved item).
+  STATE_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   CASHOUT_FAILED: 500,

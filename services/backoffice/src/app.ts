@@ -7,6 +7,7 @@ import { auditRoutes } from './routes/audit';
 import { authRoutes } from './routes/auth';
 import { casinoTokenRoutes } from './routes/casinoTokens';
 import { directoryRoutes } from './routes/directory';
+import { moneyRoutes } from './routes/money';
 
 /**
  * The back office: operator accounts, sign-in, casino API tokens and the audit trail, under
@@ -29,6 +30,7 @@ export function createBackofficeApp(rt: Runtime): Express {
   const signedIn = Router();
   signedIn.use(requireIdentity(rt.verifier, ['admin', 'operator', 'casino-token']));
   signedIn.use(accountRoutes(deps), casinoTokenRoutes(deps), auditRoutes(deps), directoryRoutes(deps));
+  signedIn.use(moneyRoutes(deps, rt));
 
   const backoffice = Router();
   backoffice.use(authRoutes(deps, attempts, rt.metrics));

@@ -136,6 +136,99 @@ describe('When each caller calls the admin API', () => {
   });
 });
 
+/**
+ * The money views (issue 19): what each role may call. `read` is every signed-in caller;
+ * `reports` finance and admins; `act` admins and support (people, not API tokens); `review`
+ * admins and finance (people); `thresholds` platform admins. Ids that do not exist, so an
+ * allowed write finds nothing (404) and changes nothing.
+ */
+type MoneyGrant = 'read' | 'reports' | 'act' | 'review' | 'thresholds';
+const MONEY_ROUTES: [MoneyGrant, string, () => string, (() => unknown)?][] = [
+  ['read', 'GET', () => 'money/transactions'],
+  ['read', 'GET', () => 'money/transactions.csv'],
+  ['read', 'GET', () => 'money/rounds'],
+  ['read', 'GET', () => 'money/rounds.csv'],
+  ['read', 'GET', () => `money/rounds/${a.providerId}/${uniqueId('round')}/story`],
+  ['read', 'GET', () => `money/transactions/${a.providerId}/${uniqueId('tx')}`],
+  ['read', 'GET', () => 'money/reconciliation/items'],
+  ['read', 'GET', () => 'money/reconciliation/items.csv'],
+  ['read', 'GET', () => `money/reconciliation/items/CREDIT_OWED/${a.providerId}/${uniqueId('tx')}`],
+  ['read', 'GET', () => 'money/flagged-wins'],
+  ['read', 'GET', () => 'money/flagged-wins.csv'],
+  ['reports', 'GET', () => 'money/reports'],
+  ['reports', 'GET', () => 'money/reports.csv'],
+  ['act', 'POST', () => `money/reconciliation/items/CREDIT_OWED/${a.providerId}/${uniqueId('tx')}/acknowledge`, () => ({ note: 'table' })],
+  ['act', 'POST', () => `money/reconciliation/items/ROUND_OPEN/${a.providerId}/${uniqueId('round')}/resolve`, () => ({ note: 'table' })],
+  ['review', 'POST', () => `money/flagged-wins/${a.providerId}/${uniqueId('tx')}/review`, () => ({ note: 'table' })],
+  ['thresholds', 'GET', () => `money/flag-thresholds/${b.providerId}`],
+  ['thresholds', 'PUT', () => `money/flag-thresholds/${b.providerId}`, () => ({ multiplierOver: 500, payoutOver: { '*': 10000 } })],
+];
+
+function moneyGrant(caller: Caller, grant: MoneyGrant): boolean {
+  const role = caller.name.endsWith('API token') ? 'token' : caller.name === 'ADMIN_TOKEN' ? 'admin' : caller.name.split(' ').pop();
+  switch (grant) {
+    case 'read':
+      return true;
+    case 'reports':
+      return role === 'admin' || role === 'finance';
+    case 'act':
+      return role === 'admin' || role === 'support';
+    case 'review':
+      return role === 'admin' || role === 'finance';
+    case 'thresholds':
+      return caller.platformAdmin;
+  }
+}
+
+describe('When each caller calls each money route of the back office', () => {
+  it('then each role gets exactly its grants, the rest PERMISSION_DENIED, and nobody AUTHENTICATION_FAILED', async () => {
+    const outcomes: string[] = [];
+    for (const caller of callers) {
+      for (const [grant, method, path, body] of MONEY_ROUTES) {
+        const res = await caller.call(method, bo(p, path()), body?.());
+        const code = res.body?.error;
+        const expected = !caller.signedIn ? 'AUTHENTICATION_FAILED' : moneyGrant(caller, grant) ? 'allowed' : 'PERMISSION_DENIED';
+        const got = res.status === 403 ? code : res.status < 500 ? 'allowed' : `status ${res.status}`;
+        if (got !== expected) outcomes.push(`${caller.name} ${method} ${path()}: expected ${expected}, got ${res.status} ${code}`);
+      }
+    }
+    expect(outcomes).toEqual([]);
+  });
+
+  it('then every list shows each caller only the records of its scope', async () => {
+    // One bet that failed after the casino may have taken it (a queue item) and one large paid
+    // win (a flagged win) for each tenant, written straight into the ledger.
+    for (const w of [a, b]) {
+      const base = { provider_id: w.providerId, group_id: w.groupId, game_id: w.gameId, player_id: 'pl', session_id: 's', currency: 'EUR', language: 'en' };
+      const roundId = uniqueId('round');
+      const betId = uniqueId('bet');
+      await p.db.primary('transactions').insert([
+        { ...base, id: randomUUID(), round_id: roundId, transaction_id: betId, category: 'CASH_OUT', status: 'FAILED', error_code: 'CASHOUT_FAILED', amount: '5.00', request_fingerprint: 'x' },
+        { ...base, id: randomUUID(), round_id: uniqueId('round'), transaction_id: uniqueId('win'), category: 'CASH_IN', status: 'SUCCESS', amount: '20000.00', applied_multiplier: 2, request_fingerprint: 'x' },
+      ]);
+      await p.db.primary('rounds').insert({ ...base, id: randomUUID(), round_id: roundId, status: 'OPEN', bet_amount: '5.00', bet_transaction_id: betId, opened_at: new Date() });
+    }
+    const LISTS = ['money/transactions?limit=500', 'money/rounds?limit=500', 'money/reconciliation/items?limit=500', 'money/flagged-wins?limit=500', 'money/reports?groupBy=casino,studio&limit=500'];
+    const problems: string[] = [];
+    for (const caller of callers.filter((c) => c.signedIn)) {
+      for (const list of LISTS) {
+        const res = await caller.call('GET', bo(p, list));
+        if (res.status === 403) continue; // a role without reports; checked by the table above
+        const rows: any[] = res.body.data;
+        const casinos = new Set(rows.map((r) => r.providerId));
+        const groups = new Set(rows.map((r) => r.groupId));
+        const ok = caller.sees.casinos === 'all'
+          ? casinos.has(a.providerId) && casinos.has(b.providerId)
+          : caller.sees.casinos.length
+            ? [...casinos].every((c) => caller.sees.casinos.includes(c)) && casinos.has(a.providerId)
+            : [...groups].every((g) => (caller.sees.groups as string[]).includes(g)) && groups.has(a.groupId);
+        if (!ok) problems.push(`${caller.name} ${list}: casinos ${[...casinos].join(' ')} groups ${[...groups].join(' ')}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('When the back-office service is called directly, bypassing the gateway', () => {
   it('then everything but health is refused, even with a forged session cookie', async () => {
     const direct = p.services.backoffice!.url;

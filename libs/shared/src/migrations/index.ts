@@ -3,6 +3,7 @@ import * as initial from './001_initial';
 import * as leanMoneyWrites from './002_lean_money_writes';
 import * as earlySettlement from './003_early_settlement';
 import * as backofficeAccounts from './004_backoffice_accounts';
+import * as backofficeMoneyViews from './005_backoffice_money_views';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '002_lean_money_writes': leanMoneyWrites,
   '003_early_settlement': earlySettlement,
   '004_backoffice_accounts': backofficeAccounts,
+  '005_backoffice_money_views': backofficeMoneyViews,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -31,13 +31,31 @@ export function callerOf(identity: Identity | undefined): Caller {
  * platform admins only; reading the directory of casinos and game providers is open to every
  * role, always filtered by scope.
  */
-export type Permission = 'accounts:manage' | 'casino-tokens:manage' | 'audit:read' | 'directory:read';
+export type Permission =
+  | 'accounts:manage'
+  | 'casino-tokens:manage'
+  | 'audit:read'
+  | 'directory:read'
+  | 'money:read'
+  | 'reports:read'
+  | 'reconciliation:act'
+  | 'wins:review'
+  | 'wins:thresholds';
+
+/** A person (or the ADMIN_TOKEN), never a casino API token: tokens read, they do not decide. */
+const person = (c: Caller) => c.actorType !== 'casino-token';
 
 const GRANTS: Record<Permission, (c: Caller) => boolean> = {
   'accounts:manage': (c) => c.role === 'admin' && c.scope.type === 'platform',
   'casino-tokens:manage': (c) => c.role === 'admin' && c.scope.type === 'platform',
   'audit:read': (c) => c.role === 'admin' && c.scope.type === 'platform',
   'directory:read': () => true,
+  // The money views: search and stories for every role, in its scope; reports for finance and admins.
+  'money:read': () => true,
+  'reports:read': (c) => c.role === 'admin' || c.role === 'finance',
+  'reconciliation:act': (c) => person(c) && (c.role === 'admin' || c.role === 'support'),
+  'wins:review': (c) => person(c) && (c.role === 'admin' || c.role === 'finance'),
+  'wins:thresholds': (c) => c.role === 'admin' && c.scope.type === 'platform',
 };
 
 export function authorize(caller: Caller, permission: Permission): void {

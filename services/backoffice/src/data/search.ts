@@ -1,0 +1,81 @@
+import { AppError, type Knex, type OperatorScope } from '@relay/shared';
+import { bounded } from './bounded';
+import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
+
+/**
+ * Search over rounds and transactions across every studio and casino in scope, newest first,
+ * walked with a keyset cursor: (created_at DESC, id ASC), the order of the indexes
+ * (created_at DESC, id), (provider_id, created_at DESC, id) and (group_id, created_at DESC, id).
+ * The cursor carries created_at at microsecond precision (as text), so rows created in the same
+ * millisecond are neither skipped nor repeated.
+ */
+
+export type SortOrder = 'asc' | 'desc';
+
+export interface Cursor {
+  at: string;
+  id: string;
+  /** The order the cursor was made for: a cursor walks one way only. */
+  order: SortOrder;
+}
+
+export const SEARCH_COLUMNS: Record<LedgerTable, readonly string[]> = { transactions: TRANSACTION_COLUMNS, rounds: ROUND_COLUMNS };
+
+const CURSOR_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.at, c.id, c.order])).toString('base64url');
+}
+
+export function decodeCursor(text: string, order: SortOrder): Cursor {
+  try {
+    const [at, id, made] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    if (typeof at === 'string' && typeof id === 'string' && AT.test(at) && UUID.test(id) && made === order) return { at, id, order };
+  } catch {
+    // falls through to the refusal
+  }
+  throw new AppError('Bad Request', 'Validation failed: cursor: not a cursor this search answered');
+}
+
+/**
+ * One page, newest first (desc) or oldest first (asc). The id breaks ties against the time's
+ * direction, so both orders are the same index read forwards or backwards.
+ */
+export async function searchPage(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, limit: number, order: SortOrder, after?: Cursor) {
+  const q = scopedLedger(read, table, scope, filter).select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`)).select(read.raw(`${CURSOR_AT} as cursor_at`));
+  const [before, beyond, idAfter] = order === 'desc' ? (['<=', '<', '>'] as const) : (['>=', '>', '<'] as const);
+  if (after) {
+    // Written so the index range on created_at does the work and the OR only trims its edge.
+    q.where(`${table}.created_at`, before, after.at).where((w) => w.where(`${table}.created_at`, beyond, after.at).orWhere(`${table}.id`, idAfter, after.id));
+  }
+  const sort = [{ column: `${table}.created_at`, order }, { column: `${table}.id`, order: order === 'desc' ? 'asc' : 'desc' }];
+  const rows = await bounded<Record<string, unknown>[]>(q.orderBy(sort).limit(limit + 1));
+  const more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { rows: page, next: more && last ? encodeCursor({ at: String(last.cursor_at), id: String(last.id), order }) : null };
+}
+
+/** Exact totals of everything the filters match (not just the page): a count, and sums per currency in NUMERIC. */
+export async function searchTotals(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter) {
+  const sums = table === 'transactions'
+    ? ['sum(transactions.amount)::text as amount']
+    : ['sum(rounds.bet_amount)::text as bet_amount', 'coalesce(sum(rounds.payout_amount), 0)::text as payout_amount'];
+  return bounded<Record<string, string>[]>(
+    scopedLedger(read, table, scope, filter)
+      .select(`${table}.currency`)
+      .select(read.raw(['count(*)::text as count', ...sums].join(', ')))
+      .groupBy(`${table}.currency`)
+      .orderBy(`${table}.currency`),
+  );
+}
+
+/** Every matching row, oldest first, through a server-side cursor: constant memory whatever the length. */
+export function searchStream(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): AsyncIterable<Record<string, unknown>> {
+  return scopedLedger(read, table, scope, filter)
+    .select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`))
+    .orderBy([{ column: `${table}.created_at`, order: 'asc' }, { column: `${table}.id`, order: 'asc' }])
+    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
+}

@@ -1,0 +1,56 @@
+import type { Knex, OperatorScope } from '@relay/shared';
+import { scopeFilter } from '../domain/access';
+import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS } from './ledger';
+
+/**
+ * The records behind a round's story and a transaction's detail, each read through the caller's
+ * scope: a record of another tenant is simply not found.
+ */
+
+/** The session without its sealed wallet token. */
+const SESSION_COLUMNS = ['session_id', 'group_id', 'game_id', 'provider_id', 'player_id', 'currency', 'language', 'username', 'created_at', 'expires_at'];
+
+export interface AttemptRow {
+  transaction_pk: string;
+  attempt: number;
+  request: unknown;
+  outcome: string | null;
+  casino_status: number | null;
+  casino_body: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  duration_ms: number | null;
+}
+
+export async function findRound(read: Knex, scope: OperatorScope, providerId: string, roundId: string) {
+  return scopedLedger(read, 'rounds', scope, { providerId, roundId }).first(ROUND_COLUMNS.map((c) => `rounds.${c}`));
+}
+
+export async function findTransaction(read: Knex, scope: OperatorScope, providerId: string, transactionId: string) {
+  return scopedLedger(read, 'transactions', scope, { providerId, transactionId }).first(TRANSACTION_COLUMNS.map((c) => `transactions.${c}`));
+}
+
+/** A round's transactions, oldest first: the bet, then its credits and their retries. */
+export async function roundTransactions(read: Knex, scope: OperatorScope, providerId: string, roundId: string): Promise<Record<string, unknown>[]> {
+  return scopedLedger(read, 'transactions', scope, { providerId, roundId })
+    .select(TRANSACTION_COLUMNS.map((c) => `transactions.${c}`))
+    .orderBy([{ column: 'transactions.created_at', order: 'asc' }, { column: 'transactions.id', order: 'asc' }])
+    .limit(1000);
+}
+
+/** Every attempt of these transactions, in order (the primary key (transaction_pk, attempt) serves it). */
+export async function attemptsOf(read: Knex, transactionPks: string[]): Promise<AttemptRow[]> {
+  if (transactionPks.length === 0) return [];
+  return read('transaction_attempts')
+    .whereIn('transaction_pk', transactionPks)
+    .select('*', read.raw('round(extract(epoch from (finished_at - started_at)) * 1000)::int as duration_ms'))
+    .orderBy([{ column: 'transaction_pk' }, { column: 'attempt' }]);
+}
+
+export async function findSession(read: Knex, scope: OperatorScope, sessionId: string) {
+  return scopeFilter(read('sessions'), scope, { providerId: 'sessions.provider_id', groupId: 'sessions.group_id' })
+    .where('sessions.session_id', sessionId)
+    .first(SESSION_COLUMNS.map((c) => `sessions.${c}`));
+}
