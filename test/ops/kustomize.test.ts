@@ -119,6 +119,7 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
     const rotation = [
       ...(secrets.includes('INTERNAL_AUTH_SECRET') && name !== 'gateway' ? ['INTERNAL_AUTH_SECRET_VERIFY_ONLY'] : []),
       ...(secrets.includes('DATA_ENCRYPTION_KEY') ? ['DATA_ENCRYPTION_KEY_DECRYPT_ONLY'] : []),
+      ...(secrets.includes('ADMIN_TOKEN') ? ['ADMIN_TOKEN_PREVIOUS'] : []),
     ];
     expect(fromSecrets.sort()).toEqual([...urls, ...secrets, ...rotation].sort());
     for (const e of c.env as Doc[]) {

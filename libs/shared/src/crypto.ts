@@ -71,3 +71,13 @@ export function randomSecret(bytes = 32): string {
 export function newId(): string {
   return randomUUID();
 }
+
+/**
+ * The admin token, or while it is being rotated the previous one too (ADMIN_TOKEN_PREVIOUS), so
+ * operators and Prometheus switch over while gateways restart one by one.
+ */
+export function isAdminToken(token: string, config: { ADMIN_TOKEN: string; ADMIN_TOKEN_PREVIOUS?: string }): boolean {
+  const current = constantTimeEqual(token, config.ADMIN_TOKEN);
+  const previous = config.ADMIN_TOKEN_PREVIOUS !== undefined && constantTimeEqual(token, config.ADMIN_TOKEN_PREVIOUS);
+  return current || previous;
+}

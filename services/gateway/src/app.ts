@@ -4,7 +4,7 @@ import type { Express, NextFunction, Request, RequestHandler, Response } from 'e
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import {
   AppError,
-  constantTimeEqual,
+  isAdminToken,
   createServiceApp,
   healthRouter,
   IDENTITY_HEADER,
@@ -66,7 +66,7 @@ export function createGatewayApp(rt: Runtime): Express {
 
   const isAdmin = (req: Request) => {
     const token = bearerToken(req.headers.authorization);
-    return token !== null && constantTimeEqual(token, config.ADMIN_TOKEN);
+    return token !== null && isAdminToken(token, config);
   };
 
   const authenticateProvider = async (req: Request): Promise<Identity> => {

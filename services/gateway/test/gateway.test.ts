@@ -58,6 +58,20 @@ describe('gateway', () => {
     expect(basic.status).toBe(403);
   });
 
+  it('When the admin token is being rotated, then a gateway with ADMIN_TOKEN_PREVIOUS takes the old and the new token, and nothing else', async () => {
+    const fresh = 'rotated-admin-token-0123456789';
+    await withSecondGateway(
+      async (url) => {
+        for (const token of [fresh, p.adminToken]) {
+          expect((await http('GET', `${url}/admin/v1/casinos`, { token })).status).toBe(200);
+          expect((await http('GET', `${url}/metrics`, { token })).status).toBe(200);
+        }
+        expect((await http('GET', `${url}/admin/v1/casinos`, { token: 'some-other-token-0123456789' })).status).toBe(403);
+      },
+      { ADMIN_TOKEN: fresh, ADMIN_TOKEN_PREVIOUS: p.adminToken },
+    );
+  });
+
   it('When the token is valid, then the request reaches the service behind the gateway', async () => {
     const res = await balance(world.providerToken);
     expect(res.status).toBe(403);

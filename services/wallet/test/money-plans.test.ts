@@ -82,7 +82,7 @@ const settlement: Settlement = {
 
 const statements: Record<string, Statement> = {
   'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }),
-  'cash-out take-over': takeOverStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
+  'cash-out take-over': takeOverStatement('00000000-0000-4000-8000-000000000001', movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
   'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }),
   'debit outcome opening the round': debitSuccessStatement(success, {
     providerId: PROVIDER,

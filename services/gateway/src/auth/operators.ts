@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import {
   AppError,
   constantTimeEqual,
+  isAdminToken,
   CSRF_HEADER,
   hashToken,
   operatorSessionId,
@@ -58,7 +59,7 @@ export class OperatorAuth {
     if (token.startsWith(CASINO_TOKEN_PREFIX)) {
       const owner = await this.casinoTokens.authenticate(token);
       if (owner) return { kind: 'casino-token', tokenId: owner.tokenId, providerId: owner.providerId };
-    } else if (constantTimeEqual(token, this.rt.config.ADMIN_TOKEN)) {
+    } else if (isAdminToken(token, this.rt.config)) {
       return { kind: 'admin' };
     }
     throw new AppError('AUTHENTICATION_FAILED', 'Missing, unknown or revoked token');

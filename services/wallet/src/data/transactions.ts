@@ -103,12 +103,13 @@ export function claimStatement(m: MovementRecord, request: object): Statement {
  * in-flight window, as ONE atomic statement: the row is re-checked under its lock, so of several
  * concurrent repeats exactly one wins and appends its attempt; the others get no row.
  */
-export async function takeOverTransaction(db: Knex, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
-  const result = await runPrepared<Claim>(db, takeOverStatement(m, request, inFlightSeconds));
+export async function takeOverTransaction(db: Knex, pk: string, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
+  const result = await runPrepared<Claim>(db, takeOverStatement(pk, m, request, inFlightSeconds));
   return result.rows[0] ?? null;
 }
 
-export function takeOverStatement(m: MovementRecord, request: object, inFlightSeconds: number): Statement {
+/** By the primary key findTransaction read: the row is reached by a unique key whatever the planner knows. */
+export function takeOverStatement(pk: string, m: MovementRecord, request: object, inFlightSeconds: number): Statement {
   const rewritten = COLUMNS.filter(([, c]) => REWRITTEN.includes(c));
   const sql = `
     WITH claimed AS (
@@ -117,7 +118,7 @@ export function takeOverStatement(m: MovementRecord, request: object, inFlightSe
         status = 'PENDING', request_fingerprint = ?,
         attempt = attempt + 1, claimed_at = now(), updated_at = now(),
         balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
-      WHERE provider_id = ? AND transaction_id = ?
+      WHERE id = ?
         -- The same movement: same player and category, and the caller's group, or the game (which
         -- the caller owns now: a game moved to another provider takes its open attempts with it).
         AND (group_id = ? OR game_id = ?)
@@ -134,8 +135,7 @@ export function takeOverStatement(m: MovementRecord, request: object, inFlightSe
     bindings: [
       ...rewritten.map(([k]) => m[k]),
       fingerprint(request),
-      m.providerId,
-      m.transactionId,
+      pk,
       m.groupId,
       m.gameId,
       m.category,

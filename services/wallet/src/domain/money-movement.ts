@@ -80,7 +80,7 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
       throw new AppError('TRANSACTION_IN_FLIGHT', 'An earlier attempt with this transactionId is still running', { headers: { 'Retry-After': String(wait) } });
     }
     // FAILED, or PENDING past the in-flight window: take it over (one concurrent repeat wins).
-    const takeover = await takeOverTransaction(deps.db, record, m.request, deps.inFlightSeconds);
+    const takeover = await takeOverTransaction(deps.db, existing.pk, record, m.request, deps.inFlightSeconds);
     if (takeover) return attempt(deps, m, takeover);
   }
   throw new AppError('TRANSACTION_IN_FLIGHT', 'This transactionId is contended; repeat the request', { headers: { 'Retry-After': '1' } });
