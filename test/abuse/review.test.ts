@@ -47,8 +47,11 @@ async function inFlight(upstream?: string): Promise<number> {
   return values.find((v) => upstream === undefined || v.labels.upstream === upstream)?.value ?? 0;
 }
 
-/** Waits (bounded) until `read` gives `want`; returns the last value read. */
-/** Bounded wait for a count to come back: under a loaded CI machine the wallet can take seconds to answer what was forwarded, and a slot is held until it has; a leak never comes back. */
+/**
+ * Waits (bounded) until `read` gives `want`; returns the last value read. On a loaded machine the
+ * wallet can take seconds to answer what was forwarded, and a slot is held until it has; a leaked
+ * slot never comes back.
+ */
 async function settle(read: () => Promise<number>, want: number, withinMs: number): Promise<number> {
   const deadline = Date.now() + withinMs;
   let value = await read();
