@@ -55,7 +55,7 @@ export function createGatewayApp(rt: Runtime): Express {
     for (const name of UPSTREAMS) this.set({ upstream: name }, admissions[name].current);
   });
 
-  // CONTRACTS 2: readiness is what every route needs; each service's state is shown, not required.
+  // docs/operating-the-platform.md, health: readiness is what every route needs; each service is shown, not required.
   const services: Record<string, ReadinessCheck> = {};
   for (const name of UPSTREAMS) {
     services[name] = async () => {
