@@ -5,7 +5,7 @@ import { casinoRoutes } from './routes/casinos';
 import { gameProviderRoutes } from './routes/gameProviders';
 import { gameRoutes } from './routes/games';
 import { casinoGameRoutes } from './routes/casinoGames';
-import { auditAdminWrites, platformAdminsOnly } from './routes/audit';
+import { auditAdminWrites, platformAdminsOnly, writeScope } from './routes/audit';
 
 /**
  * The platform admin API (docs/api/admin.json). Only the gateway's admin identity (the ADMIN_TOKEN) and a
@@ -13,14 +13,23 @@ import { auditAdminWrites, platformAdminsOnly } from './routes/audit';
  * Every write is recorded in the audit trail.
  */
 export function createAdminApp(rt: Runtime): Express {
+  const publish = changePublisher(rt.bus, rt.logger);
   const deps: AdminDeps = {
-    db: rt.db.primary,
+    // A write runs in its request's transaction, with its audit entry (routes/audit.ts).
+    get db() {
+      return writeScope.getStore()?.trx ?? rt.db.primary;
+    },
     secrets: rt.secrets,
-    publishChange: changePublisher(rt.bus, rt.logger),
+    // Inside a write, changes are published after its transaction commits.
+    publishChange: async (...changes) => {
+      const scope = writeScope.getStore();
+      if (scope) scope.changes.push(...changes);
+      else await publish(...changes);
+    },
     walletAddresses: CasinoAddressPolicy.fromConfig(rt.config),
   };
   const admin = Router();
-  admin.use(platformAdminsOnly, auditAdminWrites(rt.db.primary, rt.logger));
+  admin.use(platformAdminsOnly, auditAdminWrites(rt.db.primary, rt.logger, publish));
   admin.use(casinoRoutes(deps));
   admin.use(casinoGameRoutes(deps));
   admin.use(gameProviderRoutes(deps));

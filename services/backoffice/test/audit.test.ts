@@ -165,3 +165,31 @@ async function verdictOf(sql: string, bindings: unknown[]): Promise<{ valid: boo
     await trx.rollback();
   }
 }
+
+describe('When the audit entry of an admin write cannot be written', () => {
+  it('then the write does not stand either: the caller gets an error and the record is unchanged', async () => {
+    const providerId = uniqueId('cas-audit-fails');
+    const created = await http('PUT', `${p.baseUrl}/admin/v1/casinos/${providerId}`, { token: p.adminToken, body: { name: 'Before', walletUrl: 'http://127.0.0.1:9/wallet' } });
+    expect(created.status).toBe(200);
+    // A trigger that refuses this casino's next entries (and no one else's: test files share the database).
+    const fn = `refuse_audit_${providerId.replace(/\W/g, '_')}`;
+    await p.db.primary.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF NEW.target = 'casinos:${providerId}' THEN RAISE EXCEPTION 'audit refused for the test'; END IF; RETURN NEW; END $$`);
+    await p.db.primary.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    try {
+      const renamed = await http('PUT', `${p.baseUrl}/admin/v1/casinos/${providerId}`, { token: p.adminToken, body: { name: 'After', walletUrl: 'http://127.0.0.1:9/wallet' } });
+      expect(renamed.status).toBe(500);
+      expect(renamed.body).toMatchObject({ error: 'INTERNAL_ERROR' });
+      const row = await p.db.primary('casinos').where({ provider_id: providerId }).first('name');
+      expect(row.name).toBe('Before');
+    } finally {
+      await p.db.primary.raw(`DROP TRIGGER ${fn} ON audit_log`);
+      await p.db.primary.raw(`DROP FUNCTION ${fn}()`);
+    }
+    // Once entries can be written again, the same write stands with its entry.
+    const again = await http('PUT', `${p.baseUrl}/admin/v1/casinos/${providerId}`, { token: p.adminToken, body: { name: 'After', walletUrl: 'http://127.0.0.1:9/wallet' } });
+    expect(again.status).toBe(200);
+    const entries = await p.db.primary('audit_log').where({ target: `casinos:${providerId}` }).orderBy('id').select('after');
+    expect(entries.map((e: { after: { name: string } }) => e.after.name)).toEqual(['Before', 'After']);
+  });
+});

@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, appendAudit, clientAddress, currentContext, type Identity, type Knex, type Logger } from '@relay/shared';
+import { AppError, appendAudit, clientAddress, currentContext, toAppError, type Change, type Identity, type Knex, type Logger } from '@relay/shared';
 
 /**
  * A signed-in person reaches the admin API only as a platform admin (the ADMIN_TOKEN always is one).
@@ -56,46 +57,78 @@ function actorOf(identity: Identity | undefined): { actorType: 'admin-token' | '
   return identity?.kind === 'operator' ? { actorType: 'operator', actorId: identity.accountId } : { actorType: 'admin-token', actorId: 'ADMIN_TOKEN' };
 }
 
+/** The transaction an admin write runs in, and the cache changes to publish once it commits. */
+export interface WriteScope {
+  trx: Knex.Transaction;
+  changes: Change[];
+}
+
+export const writeScope = new AsyncLocalStorage<WriteScope>();
+
 /**
  * Every successful write through the admin API is recorded in the audit trail (libs/shared
- * audit.ts) with the record before and after it (secret columns redacted), read from the
- * database on either side of the route's own transaction. The answer waits for the entry, so a
- * caller that has its answer knows the entry exists. The entry is written after the change
- * commits: if that write fails the change stands, and the failure is logged at error.
+ * audit.ts) in the same database transaction as the write, with the record before and after it
+ * (secret columns redacted): the change and its entry commit together or not at all. The route
+ * runs inside that transaction (AdminDeps.db is the request's transaction while one is open, and
+ * the use cases' own transactions become savepoints of it); its answer is held until the entry
+ * is written and the transaction committed, and the cache changes it announced are published only
+ * after that commit. A refused write (an error answer) rolls everything back.
  */
-export function auditAdminWrites(db: Knex, logger: Logger): RequestHandler {
+export function auditAdminWrites(db: Knex, logger: Logger, publish: (...changes: Change[]) => Promise<void>): RequestHandler {
   return async (req: Request, res: Response, next) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
     const target = targetOf(req.path);
-    const before = await snapshot(db, target);
     const send = res.json.bind(res);
+    let answer!: (body: unknown) => void;
+    const answered = new Promise<unknown>((resolve) => (answer = resolve));
     res.json = (body: unknown) => {
-      if (res.statusCode >= 300) return send(body);
-      const record = async () => {
-        const after = await snapshot(db, target);
-        await db.transaction((trx) =>
-          appendAudit(trx, {
-            ...actorOf(req.identity),
-            clientAddress: clientAddress(req.headers['x-forwarded-for'], req.socket.remoteAddress),
-            method: req.method,
-            route: `${req.baseUrl}${target?.route ?? req.path}`,
-            requestId: currentContext()?.requestId ?? null,
-            action: `admin.${req.method.toLowerCase()}`,
-            target: target ? `${target.table}:${Object.values(target.where).join('/')}` : req.path,
-            before,
-            after,
-          }),
-        );
-      };
-      record().then(
-        () => send(body),
-        (err: unknown) => {
-          logger.error({ err, route: req.path }, 'could not record an admin write in the audit trail');
-          send(body);
-        },
-      );
+      answer(body);
       return res;
     };
-    next();
+    const scope: { changes: Change[] } = { changes: [] };
+    try {
+      const body = await db.transaction(async (trx) => {
+        const before = await snapshot(trx, target);
+        writeScope.run({ trx, changes: scope.changes }, () => next());
+        const body = await answered;
+        if (res.statusCode >= 300) throw new Refused(body);
+        const after = await snapshot(trx, target);
+        await appendAudit(trx, {
+          ...actorOf(req.identity),
+          clientAddress: clientAddress(req.headers['x-forwarded-for'], req.socket.remoteAddress),
+          method: req.method,
+          route: `${req.baseUrl}${target?.route ?? req.path}`,
+          requestId: currentContext()?.requestId ?? null,
+          action: `admin.${req.method.toLowerCase()}`,
+          target: target ? `${target.table}:${Object.values(target.where).join('/')}` : req.path,
+          before,
+          after,
+        });
+        return body;
+      });
+      send(body);
+      await publish(...scope.changes);
+    } catch (err) {
+      if (err instanceof Refused) {
+        send(err.body);
+        return;
+      }
+      // The write or its entry could not be committed: nothing of it stands.
+      logger.error({ err, route: req.path }, 'an admin write and its audit entry could not be committed');
+      if (!res.headersSent) {
+        // (In the envelope of the admin API: this router sees paths without its /admin/v1 prefix.)
+        const appErr = toAppError(err, logger);
+        for (const [name, value] of Object.entries(appErr.headers)) res.setHeader(name, value);
+        res.status(appErr.status);
+        send({ statusCode: appErr.status, message: appErr.message, error: appErr.code, data: null });
+      }
+    }
   };
+}
+
+/** An error answer of the route: its transaction is rolled back and the answer sent as it was. */
+class Refused extends Error {
+  constructor(readonly body: unknown) {
+    super('refused');
+  }
 }
