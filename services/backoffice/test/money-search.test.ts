@@ -108,6 +108,20 @@ describe('When a round story is read', () => {
     expect([detail.status, detail.body.data.transaction.attemptLog.length, detail.body.data.round.roundId]).toEqual([200, 1, roundId]);
   });
 
+  it("then it lists each round-ended call and the casino's answer, a failed try and its repeat", async () => {
+    const { roundId } = played.a[1];
+    const before = await ADMIN(w, `money/rounds/${w.a.providerId}/${roundId}/story`);
+    expect(before.body.data.roundEndedNotifications).toEqual([]);
+    w.sandbox.setFault({ providerId: w.a.providerId, operation: 'round-ended' }, { kind: 'error', status: 503 }, 1);
+    expect((await w.a.call('POST', '/api/round-ended', { roundId, providerIds: [w.a.providerId] })).status).toBe(502);
+    expect((await w.a.call('POST', '/api/round-ended', { roundId, providerIds: [w.a.providerId] })).status).toBe(200);
+    const res = await ADMIN(w, `money/rounds/${w.a.providerId}/${roundId}/story`);
+    const notes = res.body.data.roundEndedNotifications;
+    expect(notes.map((n: { outcome: string }) => n.outcome)).toEqual(['PROVIDER_API_FAILURE', 'ok']);
+    expect(notes[0]).toMatchObject({ providerId: w.a.providerId, errorMessage: expect.stringContaining('503') });
+    expect(Date.parse(notes[1].notifiedAt)).toBeGreaterThanOrEqual(Date.parse(notes[0].notifiedAt));
+  });
+
   it('then another tenant gets the same 404 as for a record that does not exist', async () => {
     const { roundId, betId } = played.a[0];
     const casinoB = await w.as('support', { type: 'casino', providerId: w.b.providerId });

@@ -20,7 +20,7 @@ export interface MoneyWorld {
 }
 
 export async function startMoneyWorld(env: Record<string, string> = {}): Promise<MoneyWorld> {
-  const p = await startPlatform({ services: ['launcher', 'wallet', 'admin', 'backoffice'], env });
+  const p = await startPlatform({ services: ['launcher', 'wallet', 'notifier', 'admin', 'backoffice'], env });
   const sandbox = await startCasinoSandbox();
   const a = await startGameWorld(p, { sandbox });
   const b = await startGameWorld(p, { sandbox });

@@ -1,5 +1,6 @@
 import { listen, Registry, type Runtime, type RunningServer } from '@relay/shared';
 import { createNotifierApp } from './app';
+import { notificationJournal } from './data/notifications';
 import { QueuedDelivery } from './queue/queued-delivery';
 
 export { startNotifierWorker, type NotifierWorker, type NotifierWorkerOptions } from './worker-start';
@@ -10,7 +11,7 @@ export { startNotifierWorker, type NotifierWorker, type NotifierWorkerOptions } 
  */
 export async function startNotifier(rt: Runtime, port: number): Promise<{ server: RunningServer; close: () => Promise<void> }> {
   const delivery = await QueuedDelivery.start(rt);
-  const deps = { casinos: new Registry(rt.db.primary, rt.secrets, rt.bus), delivery };
+  const deps = { casinos: new Registry(rt.db.primary, rt.secrets, rt.bus), delivery, journal: notificationJournal(rt.db.primary, rt.logger) };
   try {
     const server = await listen(createNotifierApp(rt, deps, delivery.readinessChecks()), port, rt.config.SERVICE_HOST);
     return { server, close: () => delivery.close() };

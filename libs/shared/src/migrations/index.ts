@@ -4,6 +4,7 @@ import * as leanMoneyWrites from './002_lean_money_writes';
 import * as earlySettlement from './003_early_settlement';
 import * as backofficeAccounts from './004_backoffice_accounts';
 import * as backofficeMoneyViews from './005_backoffice_money_views';
+import * as roundEndedNotifications from './006_round_ended_notifications';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '003_early_settlement': earlySettlement,
   '004_backoffice_accounts': backofficeAccounts,
   '005_backoffice_money_views': backofficeMoneyViews,
+  '006_round_ended_notifications': roundEndedNotifications,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -54,3 +54,11 @@ export async function findSession(read: Knex, scope: OperatorScope, sessionId: s
     .where('sessions.session_id', sessionId)
     .first(SESSION_COLUMNS.map((c) => `sessions.${c}`));
 }
+
+/** Each casino's round-ended result for this round (the notifier records one row per try), oldest first. */
+export async function roundEndedNotifications(read: Knex, scope: OperatorScope, providerId: string, roundId: string) {
+  return scopeFilter(read('round_ended_notifications'), scope, { providerId: 'round_ended_notifications.provider_id', groupId: 'round_ended_notifications.group_id' })
+    .where({ 'round_ended_notifications.provider_id': providerId, 'round_ended_notifications.round_id': roundId })
+    .orderBy('round_ended_notifications.id')
+    .select('provider_id', 'outcome', 'error_message', 'request_id', 'notified_at');
+}

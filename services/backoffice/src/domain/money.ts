@@ -48,17 +48,23 @@ export async function roundStory(deps: BackofficeDeps, caller: Caller, providerI
   const round = await story.findRound(deps.read, caller.scope, providerId, roundId);
   if (!round) throw new AppError('ROUND_NOT_FOUND', 'No such round');
   const transactions = await story.roundTransactions(deps.read, caller.scope, providerId, roundId);
-  const [attempts, session] = await Promise.all([
+  const [attempts, session, notifications] = await Promise.all([
     story.attemptsOf(deps.read, transactions.map((t) => String(t.id))),
     story.findSession(deps.read, caller.scope, String(round.session_id)),
+    story.roundEndedNotifications(deps.read, caller.scope, providerId, roundId),
   ]);
   return {
     round: presentRound(round),
     transactions: transactions.map((t) => withAttempts(t, attempts, session)),
     session: session ? presentSession(session) : null,
-    // Round-ended deliveries are not recorded in the database (they live in the notifier's queue
-    // for a while only), so the story cannot show them yet.
-    roundEndedNotifications: null,
+    // Each round-ended call the game made for this round and what the casino answered ('ok' or the relay code).
+    roundEndedNotifications: notifications.map((n) => ({
+      providerId: String(n.provider_id),
+      outcome: String(n.outcome),
+      errorMessage: n.error_message === null ? null : String(n.error_message),
+      requestId: n.request_id === null ? null : String(n.request_id),
+      notifiedAt: new Date(n.notified_at as string).toISOString(),
+    })),
   };
 }
 

@@ -21,6 +21,8 @@ export interface RoundEndedDelivery {
 export interface RoundEndedDeps {
   casinos: { casino(providerId: string): Promise<Casino | null> };
   delivery: RoundEndedDelivery;
+  /** Keeps each casino's result for the round's story (data/notifications.ts). */
+  journal?: { record(groupId: string, roundId: string, deliveries: Delivery[]): Promise<void> };
 }
 
 /**
@@ -32,6 +34,7 @@ export async function notifyRoundEnded(deps: RoundEndedDeps, groupId: string, re
   const providerIds = [...new Set(request.providerIds)];
   await requireNotifiable(deps, providerIds);
   const deliveries = await deps.delivery.deliverAll(providerIds.map((providerId) => ({ providerId, groupId, roundId: request.roundId })));
+  await deps.journal?.record(groupId, request.roundId, deliveries);
   const failure = deliveryFailure(deliveries);
   if (failure) throw failure;
 }
