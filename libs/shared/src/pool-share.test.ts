@@ -1,6 +1,6 @@
 import { createKnex, type Knex } from './db';
 import { currentContext, runWithContext } from './context';
-import { sharePoolByTenant } from './pool-share';
+import { finishingWork, sharePoolByTenant } from './pool-share';
 
 /** Real PostgreSQL: a pool of 4 where one tenant may hold 2 connections at once. */
 describe('sharePoolByTenant', () => {
@@ -37,5 +37,18 @@ describe('sharePoolByTenant', () => {
     expect(order.sort()).toEqual(['1', '2', '3']);
     // Two at a time: the third ran after one of the first two, well inside the 2 s time-out.
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+  });
+
+  it('When a tenant holds its whole share, then its finishing writes (a casino answer to record) do not queue behind it', async () => {
+    const done: string[] = [];
+    const slow = Array.from({ length: 2 }, (_, i) => as('d', () => db.raw('select pg_sleep(0.5)')).then(() => done.push(`claim${i}`)));
+    await new Promise((r) => setTimeout(r, 100));
+    await as('d', () =>
+      finishingWork(async () => {
+        await db.raw('select 1');
+      }),
+    ).then(() => done.push('outcome'));
+    await Promise.all(slow);
+    expect(done[0]).toBe('outcome');
   });
 });

@@ -1,13 +1,26 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
+
+const finishing = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` outside its tenant's cap: for writes that finish work already admitted (recording what
+ * a casino answered), which must never queue behind the same tenant's new claims. They are bounded
+ * by the claims that were admitted under the cap, one each.
+ */
+export function finishingWork<T>(fn: () => Promise<T>): Promise<T> {
+  return finishing.run(true, fn);
+}
 
 /**
  * Caps how many connections of one pool a single tenant holds at once, so one game provider's
  * burst or slow statements leave connections to the others. The tenant is read from the request's
  * context when a connection (or a transaction) is acquired; work outside a request is not capped.
  * Beyond its share a tenant waits for one of its own connections, never for another tenant's;
- * a wait longer than the pool's own acquire time-out fails like a full pool (a 503 to the caller).
+ * a wait longer than `timeoutMs` (5 s; then the pool's own acquire time-out still applies) fails
+ * like a full pool (a 503 to the caller, who repeats the identical request).
  */
-export function sharePoolByTenant(db: Knex, maxPerTenant: number, tenantOf: () => string | undefined, timeoutMs = 10_000): void {
+export function sharePoolByTenant(db: Knex, maxPerTenant: number, tenantOf: () => string | undefined, timeoutMs = 5_000): void {
   const client = db.client as { acquireConnection(): Promise<object>; releaseConnection(connection: object): Promise<void> };
   const acquire = client.acquireConnection.bind(client);
   const release = client.releaseConnection.bind(client);
@@ -48,7 +61,7 @@ export function sharePoolByTenant(db: Knex, maxPerTenant: number, tenantOf: () =
   };
 
   client.acquireConnection = async () => {
-    const tenant = tenantOf();
+    const tenant = finishing.getStore() ? undefined : tenantOf();
     if (tenant === undefined) return acquire();
     await permit(tenant);
     try {

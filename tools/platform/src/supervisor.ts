@@ -68,6 +68,11 @@ export class Supervisor {
     const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, proc.script)], { env: this.env, stdio: ['ignore', 'inherit', 'inherit'] });
     const started = Date.now();
     this.children.set(proc.name, child);
+    // A spawn that fails (EAGAIN, ENOMEM) emits 'error', and maybe no 'exit': restart it the same way.
+    child.on('error', (err) => {
+      this.log(`${proc.name} could not be started: ${err.message}`, { process: proc.name });
+      if (child.pid === undefined) child.emit('exit', null, null);
+    });
     child.on('exit', (code, signal) => {
       if (this.children.get(proc.name) === child) this.children.delete(proc.name);
       if (this.stopping) return;

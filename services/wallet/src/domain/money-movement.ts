@@ -1,4 +1,4 @@
-import { AppError, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
+import { AppError, finishingWork, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
 import { claimTransaction, findTransaction, markFailed, takeOverTransaction, type MovementRecord, type SuccessFacts } from '../data/transactions';
 import type { Account } from './balance';
 import type { ResolvedSession, SessionAccessDeps } from './session-access';
@@ -90,14 +90,15 @@ async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; att
   const { resolved, record } = m;
   const answer = await deps.casinos.call(resolved.casino, m.operation, m.casinoBody);
   if (!answer.ok) {
-    await markFailed(deps.db, claim, answer.error.code, answer.error.message, { casinoStatus: answer.casinoStatus, casinoBody: answer.casinoBody });
+    // Recording the casino's answer finishes admitted work: never behind this provider's new claims.
+    await finishingWork(() => markFailed(deps.db, claim, answer.error.code, answer.error.message, { casinoStatus: answer.casinoStatus, casinoBody: answer.casinoBody }));
     deps.logger.warn({ transactionId: record.transactionId, code: answer.error.code, attempt: claim.attempt }, `${m.operation} failed`);
     deps.transactions?.inc({ category: record.category, status: 'FAILED' });
     throw answer.error;
   }
   const username = answer.username ?? resolved.session.username ?? resolved.session.playerId;
   try {
-    await m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody: answer.casinoBody });
+    await finishingWork(() => m.complete({ claim, balance: toMoneyString(answer.balance), username, casinoStatus: answer.status, casinoBody: answer.casinoBody }));
   } catch (err) {
     // The casino moved the money but its outcome could not be recorded: the record stays PENDING.
     // Never a 500 here (on cash-out that means "bet rejected"): the game repeats the same request
