@@ -17,6 +17,9 @@ interface Caller {
   sees: { casinos: string[] | 'all'; groups: string[] | 'all' };
 }
 
+// Every caller against every route, one request at a time: a minute or more on a loaded CI machine.
+jest.setTimeout(180_000);
+
 let p: TestPlatform;
 let a: World;
 let b: World;
