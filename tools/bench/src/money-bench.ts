@@ -101,6 +101,20 @@ export async function runMoneyBench(): Promise<string> {
     await fixedRate(200, 5, viaGateway); // warm-up: JIT, pools, caches
     await fixedRate(200, 5, viaFloor);
     console.error('warm-up done');
+    if (process.env.BENCH_ONLY === 'replays') {
+      // Replays alone, with the CPU each process spent per replay (for A/B runs of the replay path).
+      await saturate(64, 3, recordBet);
+      const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels });
+      const before = snapshot(label);
+      const replays = await saturate(64, PHASE_SECONDS, replay);
+      const cpu = perCall(before, snapshot(label), replays.samples.length);
+      const s = summarize(replays.samples, replays.seconds);
+      const ms = (name: string) => cpu?.processes.find((p) => p.label === name)?.msPerCall.toFixed(3) ?? 'n/a';
+      await gatewayPool.close();
+      await floorPool.close();
+      await sandboxPool.close();
+      return `replays ${s.perSecond}/s p99 ${s.p99} ms errors ${s.errors}; CPU ms per replay: gateway ${ms('gateway')}, wallet ${ms('wallet')}, PostgreSQL ${ms('PostgreSQL')}, Redis ${ms('Redis')}`;
+    }
     const rows: [string, string, Summary][] = [];
     // BENCH_ONLY=saturation runs just the saturation phases of the relay and the stand-ins (for profiling).
     const onlySaturation = process.env.BENCH_ONLY === 'saturation';
