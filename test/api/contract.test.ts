@@ -201,7 +201,7 @@ describe('the API reference against the running platform', () => {
 
   it('When the services\' routers are read, then they serve exactly the documented operations, each behind the gateway', () => {
     const served = servedRoutes(p.runtimes);
-    const documented = (['game', 'admin'] as const).flatMap((name) =>
+    const documented = (['game', 'admin', 'backoffice'] as const).flatMap((name) =>
       Object.entries((contract.documents[name] as { paths: Record<string, Record<string, unknown>> }).paths).flatMap(([path, item]) =>
         Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
       ),

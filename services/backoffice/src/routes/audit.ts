@@ -10,7 +10,7 @@ import { exportAuditTrail, listAuditTrail, verifyAuditTrail } from '../domain/au
 import { presentAudit } from './present';
 import { pagination, parse } from './validation';
 
-const filter = z.object({
+export const auditFilter = z.object({
   actorId: z.string().max(200).optional(),
   actorType: z.enum(['admin-token', 'operator', 'casino-token', 'system']).optional(),
   action: z.string().max(100).optional(),
@@ -25,7 +25,7 @@ const CSV_COLUMNS = ['id', 'occurredAt', 'actorType', 'actorId', 'clientAddress'
 export function auditRoutes(deps: BackofficeDeps): Router {
   return Router()
     .get('/audit', handler(async (req, res) => {
-      const { page, limit, ...f } = parse(pagination.extend(filter.shape), req.query);
+      const { page, limit, ...f } = parse(pagination.extend(auditFilter.shape), req.query);
       const { total, rows } = await listAuditTrail(deps, callerOf(req.identity), f, { limit, offset: (page - 1) * limit });
       sendEnvelope(res, 200, 'Audit trail fetched successfully', rows.map(presentAudit), pageMeta(total, page, limit));
     }))
@@ -34,7 +34,7 @@ export function auditRoutes(deps: BackofficeDeps): Router {
       sendEnvelope(res, 200, verdict.valid ? 'The audit chain is intact' : 'The audit chain is broken', verdict);
     }))
     .get('/audit.csv', handler(async (req, res) => {
-      const f = parse(filter, req.query);
+      const f = parse(auditFilter, req.query);
       const pages = exportAuditTrail(deps, callerOf(req.identity), f);
       res.status(200).type('text/csv').setHeader('Content-Disposition', 'attachment; filename="audit.csv"');
       async function* rows() {
