@@ -16,7 +16,7 @@ export type Access =
   | 'read'
   /** A write: a session cookie with its X-CSRF-Token, or the ADMIN_TOKEN. */
   | 'write'
-  /** Sign-out: only a session. */
+  /** Sign-out: only a session, with its X-CSRF-Token. */
   | 'session';
 
 export type BackofficeOperation = Omit<Operation, 'errorStyle' | 'errors' | 'success' | 'security'> & {
@@ -32,7 +32,7 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
   public: [],
   read: [{ operatorSession: [] }, { casinoApiToken: [] }, { adminToken: [] }],
   write: [{ operatorSession: [], csrfToken: [] }, { adminToken: [] }],
-  session: [{ operatorSession: [] }],
+  session: [{ operatorSession: [], csrfToken: [] }],
 };
 
 const TEXT: Partial<Record<number, string>> = {
