@@ -1,7 +1,8 @@
 import { http, startPlatform, uniqueId, type TestPlatform } from '../platform';
 import { startGameWorld, type GameWorld, type Player } from '../game';
+import { authorize, type Caller, type Permission } from '../../services/backoffice/src/domain/access';
 import { currentCode } from '../../services/backoffice/src/domain/totp';
-import { asOperator, bo, cookieValue, createOperator, signedInOperator, strongPassword } from '../backoffice';
+import { asOperator, bo, cookieValue, createOperator, signedInOperator, strongPassword, type HttpResult } from '../backoffice';
 import { eventually } from '../faults/support/money';
 import { betBody, winBody } from '../../services/wallet/test/money-support';
 import { ContractChecker } from './support/contract';
@@ -163,6 +164,48 @@ describe('the back office reference against the running platform', () => {
     await admin('GET', 'money/reports?groupBy=planet', 400);
     await admin('GET', `money/reports.csv?${mine}&groupBy=studio`, 200);
     await call('GET', 'money/reports.csv', 403, { headers: { cookie: `relay_bo_session=${support.sessionId}` } }); // support reads no reports
+  });
+
+  it('When each documented operation is called by callers its permission does and does not grant, then the document says who may call it truly', async () => {
+    const nobody = '00000000-0000-4000-8000-000000000000';
+    const callers: { label: string; caller: Caller; send: (method: string, url: string, body: unknown) => Promise<HttpResult> }[] = [];
+    for (const [role, scope] of [['support', { type: 'platform' }], ['finance', { type: 'casino', providerId: g.providerId }], ['admin', { type: 'studio', groupId: g.groupId }]] as const) {
+      const op = await signedInOperator(p, role, scope);
+      callers.push({ label: `${scope.type} ${role}`, caller: { actorType: 'operator', actorId: op.accountId, role, scope }, send: (method, url, body) => asOperator(op, method, url, { body }) });
+    }
+    const issued = await http('POST', bo(p, `casinos/${g.providerId}/api-tokens`), { token: p.adminToken, body: { name: 'roles check' } });
+    const token: string = issued.body.data.token;
+    callers.push({
+      label: 'casino API token',
+      caller: { actorType: 'casino-token', actorId: issued.body.data.tokenId, role: 'support', scope: { type: 'casino', providerId: g.providerId } },
+      send: (method, url, body) => http(method, url, { token, body }),
+    });
+    type Documented = { description: string; requestBody?: { content: Record<string, { example?: unknown }> } };
+    const paths = (contract.documents.backoffice as { paths: Record<string, Record<string, Documented>> }).paths;
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const [template, item] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const permission = /\(permission `([a-z:-]+)`\)/.exec(op.description)?.[1] as Permission | undefined;
+        if (!permission) continue;
+        const url = `${p.baseUrl}${template.replace(/\{(accountId|tokenId)\}/g, nobody).replace('{kind}', 'ROUND_OPEN').replace(/\{[^}]+\}/g, 'x')}`;
+        const body = op.requestBody?.content['application/json']?.example;
+        for (const { label, caller, send } of callers) {
+          let granted = true;
+          try {
+            authorize(caller, permission);
+          } catch {
+            granted = false;
+          }
+          const res = await send(method.toUpperCase(), url, body);
+          const refused = res.status === 403 && res.body?.error === 'PERMISSION_DENIED';
+          if (refused === granted) wrong.push(`${method.toUpperCase()} ${template} as ${label}: ${permission} ${granted ? 'grants' : 'refuses'} it, the route answered ${res.status} ${res.text.slice(0, 120)}`);
+          checked += 1;
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
   });
 
   it('When the suite is done, then every documented back-office operation was seen with a success and an error answer', () => {

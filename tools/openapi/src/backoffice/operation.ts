@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authorize, type Caller, type Permission } from '@relay/backoffice';
 import type { ErrorCode } from '@relay/shared';
 import type { Operation } from '../document';
 import { pageMeta } from '../envelope';
@@ -21,12 +22,48 @@ export type Access =
 
 export type BackofficeOperation = Omit<Operation, 'errorStyle' | 'errors' | 'success' | 'security'> & {
   access: Access;
-  /** Roles and scopes allowed, for the description. */
-  who: string;
+  /**
+   * The permission the route's use case checks (services/backoffice/src/domain/access.ts): the
+   * description's "who may call" is computed from its grants, so it cannot drift from them.
+   */
+  permission?: Permission;
+  /** For a route that checks no permission (sign-in, the session): who may call it, in words. */
+  who?: string;
   ok?: { status?: number; message: string; data: z.ZodType | null; example: unknown; meta?: { schema: z.ZodType; example: unknown } | 'page'; headers?: Record<string, unknown> };
   csv?: { description: string; example: string };
   errors?: Partial<Record<number, ErrorCode[]>>;
 };
+
+const ROLES = ['admin', 'support', 'finance'] as const;
+const SCOPES: { name: string; scope: Caller['scope'] }[] = [
+  { name: 'platform', scope: { type: 'platform' } },
+  { name: 'casino', scope: { type: 'casino', providerId: 'c' } },
+  { name: 'studio', scope: { type: 'studio', groupId: 'g' } },
+];
+
+function allows(permission: Permission, caller: Caller): boolean {
+  try {
+    authorize(caller, permission);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** "Who may call", from the grants themselves: each role in each kind of scope, casino API tokens and the ADMIN_TOKEN. */
+export function whoMay(permission: Permission): string {
+  const parts: string[] = [];
+  for (const { name, scope } of SCOPES) {
+    const roles = ROLES.filter((role) => allows(permission, { actorType: 'operator', actorId: 'x', role, scope }));
+    if (roles.length === ROLES.length) parts.push(`every ${name} account`);
+    else if (roles.length) parts.push(`${name} ${roles.map((r) => `\`${r}\``).join(' and ')} accounts`);
+  }
+  if (allows(permission, { actorType: 'casino-token', actorId: 'x', role: 'support', scope: SCOPES[1].scope })) parts.push('casino API tokens');
+  if (allows(permission, { actorType: 'admin-token', actorId: 'ADMIN_TOKEN', role: 'admin', scope: { type: 'platform' } })) parts.push('the `ADMIN_TOKEN`');
+  const list = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : (parts[0] ?? 'nobody');
+  const scoped = parts.some((p) => p.includes('casino') || p.includes('studio'));
+  return `${list.charAt(0).toUpperCase()}${list.slice(1)} (permission \`${permission}\`).${scoped ? ' Each caller sees and acts on the records of its own scope only.' : ''}`;
+}
 
 const SECURITY: Record<Access, Record<string, string[]>[]> = {
   public: [],
@@ -43,7 +80,7 @@ const TEXT: Partial<Record<number, string>> = {
 };
 
 export function backoffice(op: BackofficeOperation): Operation {
-  const { access, who, ok, csv, errors, ...rest } = op;
+  const { access, permission, who, ok, csv, errors, ...rest } = op;
   const table: ErrorTable = { 400: { codes: ['Bad Request', ...(errors?.[400] ?? [])], description: TEXT[400]! } };
   if (errors?.[401]) table[401] = { codes: errors[401], description: TEXT[401]! };
   if (access !== 'public') {
@@ -67,7 +104,9 @@ export function backoffice(op: BackofficeOperation): Operation {
   table[500] = { codes: ['INTERNAL_ERROR'], description: 'An unexpected failure (never with details).' };
   table[503] = { codes: ['SERVICE_UNAVAILABLE'], description: 'The back office or its database is briefly unavailable, or a search ran too long (narrow it with filters or a period); repeat after `Retry-After` when given.' };
 
-  const description = `${rest.description}\n\n**Who may call:** ${who}`;
+  const allowed = permission ? whoMay(permission) : who;
+  if (!allowed) throw new Error(`${rest.operationId}: say who may call it`);
+  const description = `${rest.description}\n\n**Who may call:** ${allowed}`;
   if (csv) {
     return { ...rest, description, security: SECURITY[access], success: { status: 200, description: 'A CSV file, streamed.', csv }, errorStyle: 'envelope', errors: table };
   }
