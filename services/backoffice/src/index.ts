@@ -11,7 +11,7 @@ export async function startBackoffice(rt: Runtime, port: number): Promise<{ serv
 /** The route schemas, for the API reference (tools/openapi): the document is generated from these. */
 export { scope, accountBody, accountPath, accountChange } from './routes/accounts';
 export { signInBody, secondFactorBody } from './routes/auth';
-export { auditFilter } from './routes/audit';
+export { auditFilter, AUDIT_CSV_COLUMNS } from './routes/audit';
 export { casinoPath, tokenPath, tokenBody } from './routes/casinoTokens';
 export { pagination } from './routes/validation';
 export { transactionFilter, roundFilter, searchPaging } from './routes/money-params';

@@ -19,7 +19,7 @@ export const auditFilter = z.object({
   to: z.coerce.date().optional(),
 });
 
-const CSV_COLUMNS = ['id', 'occurredAt', 'actorType', 'actorId', 'clientAddress', 'method', 'route', 'requestId', 'action', 'target', 'before', 'after', 'prevHash', 'hash'];
+export const AUDIT_CSV_COLUMNS = ['id', 'occurredAt', 'actorType', 'actorId', 'clientAddress', 'method', 'route', 'requestId', 'action', 'target', 'before', 'after', 'prevHash', 'hash'];
 
 /** The audit trail: filtered reads, a streamed CSV export, and the chain check. No route changes it. */
 export function auditRoutes(deps: BackofficeDeps): Router {
@@ -42,6 +42,6 @@ export function auditRoutes(deps: BackofficeDeps): Router {
           for (const r of page) yield { ...presentAudit(r), before: JSON.stringify(r.before), after: JSON.stringify(r.after) };
         }
       }
-      await pipeline(Readable.from(rows()), stringify({ header: true, columns: CSV_COLUMNS }), res);
+      await pipeline(Readable.from(rows()), stringify({ header: true, columns: AUDIT_CSV_COLUMNS }), res);
     }));
 }

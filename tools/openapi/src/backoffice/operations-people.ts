@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { accountBody, accountChange, accountPath, auditFilter, casinoPath, pagination, secondFactorBody, signInBody, tokenBody, tokenPath } from '@relay/backoffice';
+import { accountBody, accountChange, accountPath, auditFilter, AUDIT_CSV_COLUMNS, casinoPath, pagination, secondFactorBody, signInBody, tokenBody, tokenPath } from '@relay/backoffice';
 import * as ex from './examples';
 import type { BackofficeOperation } from './operation';
 import * as res from './responses';
@@ -132,7 +132,7 @@ export const peopleOperations: BackofficeOperation[] = [
     method: 'get', path: '/backoffice/v1/audit.csv', operationId: 'exportAuditTrail', tag: 'Audit trail', access: 'read', permission: 'audit:read',
     summary: 'Export the audit trail as CSV', description: 'The same filters as the list, every matching entry, streamed; `before` and `after` as JSON text.',
     query: auditFilter, parameterText: AUDIT_PARAMS,
-    csv: { description: 'A header row, then one line per entry.', example: 'id,occurredAt,actorType,actorId,clientAddress,method,route,requestId,action,target,before,after,prevHash,hash\n' },
+    csv: { description: 'A header row, then one line per entry.', example: `${AUDIT_CSV_COLUMNS.join(',')}\n` },
   },
   {
     method: 'get', path: '/backoffice/v1/casinos', operationId: 'listCasinosInScope', tag: 'Directory', access: 'read', permission: 'directory:read',
