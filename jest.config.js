@@ -6,7 +6,7 @@ module.exports = {
     '^@relay/shared$': '<rootDir>/libs/shared/src',
     '^@relay/casino-sandbox$': '<rootDir>/tools/casino-sandbox/src',
     // The API reference generator imports the services' schemas: the sources, as the tests run them.
-    '^@relay/(launcher|wallet|reporting|notifier|admin)$': '<rootDir>/services/$1/src',
+    '^@relay/(launcher|wallet|reporting|notifier|admin|backoffice)$': '<rootDir>/services/$1/src',
     '^@relay/openapi$': '<rootDir>/tools/openapi/src',
   },
   testMatch: [

@@ -6,7 +6,7 @@ import { startPlatform, type TestPlatform } from '../platform';
 
 /**
  * GET /docs in Debian's Chromium with every request off this machine refused: the interactive
- * reference must render each of the three documents from the gateway alone (no CDN, no fonts from
+ * reference must render each of the four documents from the gateway alone (no CDN, no fonts from
  * elsewhere) and list every operation. Screenshots go to test-output/docs/ for review.
  */
 const SHOTS = path.resolve(__dirname, '..', '..', 'test-output', 'docs');

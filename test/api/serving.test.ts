@@ -3,7 +3,7 @@ import { http, startPlatform, type TestPlatform } from '../platform';
 
 /**
  * The gateway serves the API reference to anyone (no token, and a wrong one does not matter): the
- * three documents exactly as generated, and the /docs page built only from the gateway's own files.
+ * four documents exactly as generated, and the /docs page built only from the gateway's own files.
  */
 const documents = buildDocuments();
 

@@ -36,9 +36,9 @@ export class ContractChecker {
   /** operationId -> statuses answered and found valid. */
   readonly seen = new Map<string, Set<number>>();
 
-  constructor(names: DocumentName[] = ['game', 'admin']) {
+  constructor(names: DocumentName[] = ['game', 'admin', 'backoffice']) {
     addFormats(this.ajv);
-    for (const name of ['game', 'casino', 'admin'] as DocumentName[]) this.ajv.addSchema(this.documents[name], name);
+    for (const name of ['game', 'casino', 'admin', 'backoffice'] as DocumentName[]) this.ajv.addSchema(this.documents[name], name);
     for (const name of names) {
       const doc = this.documents[name] as unknown as Document;
       for (const [template, item] of Object.entries(doc.paths)) {

@@ -1,6 +1,7 @@
 import { Router, type Express } from 'express';
-import type { Runtime } from '@relay/shared';
+import { ServiceMetrics, type Runtime } from '@relay/shared';
 import { createAdminApp } from '../../../services/admin/src/app';
+import { createBackofficeApp } from '../../../services/backoffice/src/app';
 import { createLauncherApp } from '../../../services/launcher/src/app';
 import { createNotifierApp } from '../../../services/notifier/src/app';
 import { createReportingApp } from '../../../services/reporting/src/app';
@@ -30,6 +31,8 @@ export function servedRoutes(runtimes: Partial<Record<string, Runtime>>): Record
     notifier: createNotifierApp(need('notifier'), unused, {}),
     reporting: createReportingApp({ read: reporting.db.read, verifier: reporting.verifier, logger: reporting.logger, metrics: reporting.metrics, health: Router() }),
     admin: createAdminApp(need('admin')),
+    // Its own metrics: the running back office registered its gauges and counters on the runtime's registry already.
+    backoffice: createBackofficeApp({ ...need('backoffice'), metrics: new ServiceMetrics('backoffice') }),
   };
   return Object.fromEntries(Object.entries(apps).map(([name, app]) => [name, routesOf((app as unknown as { router: { stack: Layer[] } }).router.stack, '')]));
 }

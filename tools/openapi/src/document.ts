@@ -24,6 +24,8 @@ export interface Operation {
     schema?: z.ZodType;
     example?: unknown;
     headers?: Record<string, unknown>;
+    /** A streamed CSV answer instead of JSON: what its lines hold, and a short example. */
+    csv?: { description: string; example: string };
   };
   errorStyle: ErrorStyle;
   errors: ErrorTable;
@@ -54,7 +56,9 @@ export class ApiDocument {
     ];
     const success: Record<string, unknown> = { description: op.success.description };
     if (op.success.headers) success.headers = op.success.headers;
-    if (op.success.schema) {
+    if (op.success.csv) {
+      success.content = { 'text/csv': { schema: { type: 'string', description: op.success.csv.description }, example: op.success.csv.example } };
+    } else if (op.success.schema) {
       success.content = { 'application/json': { schema: this.schema(op.success.schema, 'output'), example: op.success.example } };
     }
     const operation: Record<string, unknown> = {

@@ -4,7 +4,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { buildDocuments, documentText, DOCUMENT_NAMES } from './index';
 
 /**
- * `npm run docs:api`: writes docs/api/{game,casino,admin}.json from the services' schemas.
+ * `npm run docs:api`: writes docs/api/{game,casino,admin,backoffice}.json from the services' schemas.
  * `--check` (CI): writes nothing; fails when a committed document differs from what the code says
  * now, or when a document is not valid OpenAPI 3.1 by @apidevtools/swagger-parser.
  */

@@ -7,13 +7,13 @@ import { createAccount, getAccount, listAccounts, resetSecondFactor, setAccountS
 import { presentAccount } from './present';
 import { factsOf, pagination, parse, recordId, uuid } from './validation';
 
-const scope = z.discriminatedUnion('type', [
+export const scope = z.discriminatedUnion('type', [
   z.object({ type: z.literal('platform') }),
   z.object({ type: z.literal('casino'), providerId: recordId }),
   z.object({ type: z.literal('studio'), groupId: recordId }),
 ]);
 
-const accountBody = z.object({
+export const accountBody = z.object({
   email: z.string().trim().max(320).email(),
   displayName: z.string().trim().min(1).max(200),
   password: z.string().max(1024),
@@ -21,8 +21,8 @@ const accountBody = z.object({
   scope,
 });
 
-const accountPath = z.object({ accountId: uuid });
-const accountChange = accountBody.pick({ displayName: true, role: true, scope: true });
+export const accountPath = z.object({ accountId: uuid });
+export const accountChange = accountBody.pick({ displayName: true, role: true, scope: true });
 
 /** Platform admins manage accounts; every change is audited and a disable ends live sessions at once. */
 export function accountRoutes(deps: BackofficeDeps): Router {

@@ -10,7 +10,7 @@ import { exportAuditTrail, listAuditTrail, verifyAuditTrail } from '../domain/au
 import { presentAudit } from './present';
 import { pagination, parse } from './validation';
 
-const filter = z.object({
+export const auditFilter = z.object({
   actorId: z.string().max(200).optional(),
   actorType: z.enum(['admin-token', 'operator', 'casino-token', 'system']).optional(),
   action: z.string().max(100).optional(),
@@ -19,13 +19,13 @@ const filter = z.object({
   to: z.coerce.date().optional(),
 });
 
-const CSV_COLUMNS = ['id', 'occurredAt', 'actorType', 'actorId', 'clientAddress', 'method', 'route', 'requestId', 'action', 'target', 'before', 'after', 'prevHash', 'hash'];
+export const AUDIT_CSV_COLUMNS = ['id', 'occurredAt', 'actorType', 'actorId', 'clientAddress', 'method', 'route', 'requestId', 'action', 'target', 'before', 'after', 'prevHash', 'hash'];
 
 /** The audit trail: filtered reads, a streamed CSV export, and the chain check. No route changes it. */
 export function auditRoutes(deps: BackofficeDeps): Router {
   return Router()
     .get('/audit', handler(async (req, res) => {
-      const { page, limit, ...f } = parse(pagination.extend(filter.shape), req.query);
+      const { page, limit, ...f } = parse(pagination.extend(auditFilter.shape), req.query);
       const { total, rows } = await listAuditTrail(deps, callerOf(req.identity), f, { limit, offset: (page - 1) * limit });
       sendEnvelope(res, 200, 'Audit trail fetched successfully', rows.map(presentAudit), pageMeta(total, page, limit));
     }))
@@ -34,7 +34,7 @@ export function auditRoutes(deps: BackofficeDeps): Router {
       sendEnvelope(res, 200, verdict.valid ? 'The audit chain is intact' : 'The audit chain is broken', verdict);
     }))
     .get('/audit.csv', handler(async (req, res) => {
-      const f = parse(filter, req.query);
+      const f = parse(auditFilter, req.query);
       const pages = exportAuditTrail(deps, callerOf(req.identity), f);
       res.status(200).type('text/csv').setHeader('Content-Disposition', 'attachment; filename="audit.csv"');
       async function* rows() {
@@ -42,6 +42,6 @@ export function auditRoutes(deps: BackofficeDeps): Router {
           for (const r of page) yield { ...presentAudit(r), before: JSON.stringify(r.before), after: JSON.stringify(r.after) };
         }
       }
-      await pipeline(Readable.from(rows()), stringify({ header: true, columns: CSV_COLUMNS }), res);
+      await pipeline(Readable.from(rows()), stringify({ header: true, columns: AUDIT_CSV_COLUMNS }), res);
     }));
 }

@@ -10,8 +10,8 @@ import * as accounts from '../data/accounts';
 import { presentAccount } from './present';
 import { addressOf, factsOf, parse } from './validation';
 
-const signInBody = z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(1024) });
-const secondFactorBody = z
+export const signInBody = z.object({ email: z.string().trim().min(3).max(320), password: z.string().min(1).max(1024) });
+export const secondFactorBody = z
   .object({ challenge: z.string().min(10).max(200), code: z.string().trim().max(20).optional(), recoveryCode: z.string().trim().max(40).optional() })
   .refine((b) => (b.code === undefined) !== (b.recoveryCode === undefined), 'give either code or recoveryCode');
 

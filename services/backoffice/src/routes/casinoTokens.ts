@@ -7,9 +7,9 @@ import { issueCasinoToken, listCasinoTokens, revokeCasinoToken } from '../domain
 import { presentToken } from './present';
 import { factsOf, parse, recordId, uuid } from './validation';
 
-const casinoPath = z.object({ providerId: recordId });
-const tokenPath = z.object({ providerId: recordId, tokenId: uuid });
-const tokenBody = z.object({ name: z.string().trim().min(1).max(200) });
+export const casinoPath = z.object({ providerId: recordId });
+export const tokenPath = z.object({ providerId: recordId, tokenId: uuid });
+export const tokenBody = z.object({ name: z.string().trim().min(1).max(200) });
 
 /** Casino API tokens: issued and revoked by platform admins, audited, the token shown only once. */
 export function casinoTokenRoutes(deps: BackofficeDeps): Router {

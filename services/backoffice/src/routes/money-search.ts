@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import { handler, sendEnvelope } from '@relay/shared';
 import { callerOf } from '../domain/access';
 import type { BackofficeDeps } from '../domain/deps';
@@ -11,6 +12,9 @@ import { parse } from './validation';
 
 export const TRANSACTION_CSV_COLUMNS = ['providerId', 'transactionId', 'previousTransactionId', 'category', 'status', 'groupId', 'gameId', 'playerId', 'sessionId', 'roundId', 'amount', 'currency', 'reason', 'appliedMultiplier', 'betAmount', 'isRetry', 'balance', 'errorCode', 'attempts', 'completedAt', 'createdAt'];
 export const ROUND_CSV_COLUMNS = ['providerId', 'roundId', 'groupId', 'gameId', 'playerId', 'sessionId', 'currency', 'status', 'betAmount', 'betTransactionId', 'payoutAmount', 'appliedMultiplier', 'settleTransactionId', 'settleReason', 'openedAt', 'settledAt', 'createdAt'];
+
+export const roundPath = z.object({ providerId: idParam, roundId: idParam });
+export const transactionPath = z.object({ providerId: idParam, transactionId: idParam });
 
 const LISTS: [string, LedgerTable, typeof transactionFilter | typeof roundFilter, string[]][] = [
   ['transactions', 'transactions', transactionFilter, TRANSACTION_CSV_COLUMNS],
@@ -36,13 +40,11 @@ export function moneySearchRoutes(deps: BackofficeDeps): Router {
     }));
   }
   router.get('/money/rounds/:providerId/:roundId/story', handler(async (req, res) => {
-    const providerId = parse(idParam, req.params.providerId);
-    const roundId = parse(idParam, req.params.roundId);
+    const { providerId, roundId } = parse(roundPath, req.params);
     sendEnvelope(res, 200, 'Round story fetched successfully', await roundStory(deps, callerOf(req.identity), providerId, roundId));
   }));
   router.get('/money/transactions/:providerId/:transactionId', handler(async (req, res) => {
-    const providerId = parse(idParam, req.params.providerId);
-    const transactionId = parse(idParam, req.params.transactionId);
+    const { providerId, transactionId } = parse(transactionPath, req.params);
     sendEnvelope(res, 200, 'Transaction fetched successfully', await transactionDetail(deps, callerOf(req.identity), providerId, transactionId));
   }));
   return router;

@@ -27,6 +27,8 @@ function withDefaultPeriod<F extends { from?: Date; to?: Date }>(f: F): F {
   return f.from || f.to ? f : { ...f, from: new Date(Date.now() - DEFAULT_WIN_DAYS * 86400_000) };
 }
 
+export const winPath = z.object({ providerId: idParam, transactionId: idParam });
+export const thresholdsPath = z.object({ providerId: idParam });
 export const winPaging = z.object({ page: pageParam, limit: limitParam });
 
 const threshold = z.number().refine(isValidAmount, 'must be a non-negative number with at most 2 decimals').transform((n) => toMoneyString(n));
@@ -53,16 +55,15 @@ export function winRoutes(deps: BackofficeDeps): Router {
       await sendCsv(req, res, 'flagged-wins.csv', caller, f, WIN_CSV_COLUMNS, exportFlaggedWins(deps, caller, f));
     }))
     .post('/money/flagged-wins/:providerId/:transactionId/review', handler(async (req, res) => {
-      const providerId = parse(idParam, req.params.providerId);
-      const transactionId = parse(idParam, req.params.transactionId);
+      const { providerId, transactionId } = parse(winPath, req.params);
       const { note } = parse(decisionBody, req.body ?? {});
       sendEnvelope(res, 200, 'Win reviewed', await reviewWin(deps, factsOf(req), providerId, transactionId, note));
     }))
     .get('/money/flag-thresholds/:providerId', handler(async (req, res) => {
-      sendEnvelope(res, 200, 'Flag thresholds fetched successfully', await getThresholds(deps, callerOf(req.identity), parse(idParam, req.params.providerId)));
+      sendEnvelope(res, 200, 'Flag thresholds fetched successfully', await getThresholds(deps, callerOf(req.identity), parse(thresholdsPath, req.params).providerId));
     }))
     .put('/money/flag-thresholds/:providerId', handler(async (req, res) => {
       const body = parse(thresholdsBody, req.body ?? {});
-      sendEnvelope(res, 200, 'Flag thresholds saved', await setThresholds(deps, factsOf(req), parse(idParam, req.params.providerId), body));
+      sendEnvelope(res, 200, 'Flag thresholds saved', await setThresholds(deps, factsOf(req), parse(thresholdsPath, req.params).providerId, body));
     }));
 }

@@ -4,14 +4,14 @@ import { Router, type Response } from 'express';
 import { AppError, type Runtime } from '@relay/shared';
 
 /**
- * The API reference, public (no token): the three OpenAPI documents committed under docs/api and an
+ * The API reference, public (no token): the four OpenAPI documents committed under docs/api and an
  * interactive page rendered by Swagger UI, served from the npm package itself so the page works with
  * no internet access (no CDN, no remote fonts, the online validator switched off).
  */
-export const REFERENCE_DOCUMENTS = ['game', 'casino', 'admin'] as const;
+export const REFERENCE_DOCUMENTS = ['game', 'casino', 'admin', 'backoffice'] as const;
 export type ReferenceDocument = (typeof REFERENCE_DOCUMENTS)[number];
 
-const TITLES: Record<ReferenceDocument, string> = { game: 'Game API', casino: 'Casino wallet protocol', admin: 'Admin API' };
+const TITLES: Record<ReferenceDocument, string> = { game: 'Game API', casino: 'Casino wallet protocol', admin: 'Admin API', backoffice: 'Back office API' };
 
 /** The renderer's files the page loads; nothing else of the package is served. */
 const ASSETS: Record<string, string> = {
@@ -101,7 +101,7 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** `/docs?api=casino` opens that document first; the bar at the top switches between the three. */
+/** `/docs?api=casino` opens that document first; the bar at the top switches between them. */
 const INIT_SCRIPT = `(function () {
   var documents = ${JSON.stringify(REFERENCE_DOCUMENTS.map((name) => ({ url: `/openapi/${name}.json`, name: TITLES[name], key: name })))};
   var wanted = new URLSearchParams(window.location.search).get('api');
