@@ -127,7 +127,12 @@ export const attempt = {
 
 export const session = { sessionId: ids.sessionId, providerId: ids.providerId, groupId: ids.groupId, gameId: ids.gameId, playerId: ids.playerId, currency: 'EUR', language: 'en', username: null, createdAt: at, expiresAt: '2026-11-22T20:40:00.000Z' };
 export const storyLink = '/backoffice/v1/money/rounds/demo-casino/r-1001/story';
-export const roundStory = { round, transactions: [{ ...transaction, attemptLog: [attempt] }], session, roundEndedNotifications: null };
+export const roundStory = {
+  round,
+  transactions: [{ ...transaction, attemptLog: [attempt] }],
+  session,
+  roundEndedNotifications: [{ providerId: round.providerId, outcome: 'ok', errorMessage: null, requestId: '2b7e1f1c-6a3b-4d1e-9c55-0d2f3e4a5b6c', notifiedAt: '2026-11-23T10:15:04.120Z' }],
+};
 export const transactionDetail = { transaction: { ...transaction, attemptLog: [attempt] }, round, session, storyLink };
 
 export const transactionsMeta = { nextCursor: 'eyJvIjoiZGVzYyJ9', totals: { count: 1, byCurrency: [{ currency: 'EUR', count: 1, amount: 2.5 }] } };

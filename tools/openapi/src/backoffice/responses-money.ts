@@ -114,7 +114,17 @@ export const roundStory = z
     round,
     transactions: z.array(transactionWithAttempts),
     session: storySession.nullable(),
-    roundEndedNotifications: z.null().meta({ description: 'Not recorded yet: always null.' }),
+    roundEndedNotifications: z
+      .array(
+        z.object({
+          providerId: z.string(),
+          outcome: z.string().meta({ description: '`ok`, or the relay code the game was answered for this casino (e.g. `PROVIDER_API_FAILURE`, `INTEGRATION_TIMED_OUT`).' }),
+          errorMessage: z.string().nullable(),
+          requestId: z.string().nullable().meta({ description: 'The round-ended call that sent it.' }),
+          notifiedAt: z.string().meta({ description: 'UTC, ISO 8601.' }),
+        }),
+      )
+      .meta({ description: 'Each round-ended call the game made for this round, and what the casino answered, oldest first (every repeat is a row).' }),
   })
   .meta({ id: 'RoundStory' });
 
