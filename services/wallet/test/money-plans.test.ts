@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
 import { debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
-import { claimStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
+import { claimStatement, findStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
 import { movementRecord } from './movement-records';
 
 /**
@@ -82,6 +82,7 @@ const settlement: Settlement = {
 
 const statements: Record<string, Statement> = {
   'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }),
+  'find by transactionId (every replay)': findStatement(PROVIDER, 'plan-bet'),
   'cash-out take-over': takeOverStatement('00000000-0000-4000-8000-000000000001', movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
   'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }),
   'debit outcome opening the round': debitSuccessStatement(success, {

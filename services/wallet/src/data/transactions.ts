@@ -146,20 +146,18 @@ export function takeOverStatement(pk: string, m: MovementRecord, request: object
   };
 }
 
+/** The record of a transactionId, as a named prepared statement: every replay runs it. */
+export function findStatement(providerId: string, transactionId: string): Statement {
+  return {
+    sql: `SELECT id, status, category, group_id, game_id, player_id, balance, username,
+                 extract(epoch from (now() - claimed_at))::float8 AS age_seconds
+            FROM transactions WHERE provider_id = ? AND transaction_id = ?`,
+    bindings: [providerId, transactionId],
+  };
+}
+
 export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {
-  const row = await db('transactions')
-    .where({ provider_id: providerId, transaction_id: transactionId })
-    .first(
-      'id',
-      'status',
-      'category',
-      'group_id',
-      'game_id',
-      'player_id',
-      'balance',
-      'username',
-      db.raw('extract(epoch from (now() - claimed_at))::float8 AS age_seconds'),
-    );
+  const row = (await runPrepared<Record<string, any>>(db, findStatement(providerId, transactionId))).rows[0];
   if (!row) return null;
   return {
     pk: row.id,

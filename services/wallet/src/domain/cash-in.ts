@@ -49,7 +49,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       isLastFreebet: req.isLastFreebet ?? null,
       isRetry,
     },
-    casinoBody: {
+    casinoBody: () => ({
       ...casinoPlayerFields(resolved),
       roundId: req.roundId,
       transactionId: req.transactionId,
@@ -62,7 +62,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       ...(req.campaignId !== undefined ? { campaignId: req.campaignId } : {}),
       ...(req.isLastFreebet !== undefined ? { isLastFreebet: req.isLastFreebet } : {}),
       isRetry,
-    },
+    }),
     complete: async (success) => {
       // Freebet and disconnect credits settle no bet: a transaction only.
       const settles = SETTLES_A_BET.has(req.reason);

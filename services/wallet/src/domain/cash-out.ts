@@ -31,12 +31,12 @@ export async function cashOut(deps: MovementDeps, callerGroupId: string, req: Ca
       isLastFreebet: null,
       isRetry: false,
     },
-    casinoBody: {
+    casinoBody: () => ({
       ...casinoPlayerFields(resolved),
       roundId: req.roundId,
       transactionId: req.transactionId,
       amount: req.amount,
-    },
+    }),
     complete: async (success) => {
       const opened = await recordDebitSuccess(deps.db, success, {
         providerId: session.providerId,

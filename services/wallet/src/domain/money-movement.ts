@@ -18,7 +18,8 @@ export interface Movement {
   /** The request as the game sent it, kept on the attempt's audit row. */
   request: object;
   operation: 'debit' | 'credit';
-  casinoBody: Record<string, unknown>;
+  /** What the casino is sent, built only when it is called (it carries the decrypted wallet token). */
+  casinoBody: () => Record<string, unknown>;
   /** Writes SUCCESS together with the movement's round effect, atomically. */
   complete: (success: SuccessFacts) => Promise<void>;
 }
@@ -88,7 +89,7 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
 
 async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; attempt: number }): Promise<Account> {
   const { resolved, record } = m;
-  const answer = await deps.casinos.call(resolved.casino, m.operation, m.casinoBody);
+  const answer = await deps.casinos.call(resolved.casino, m.operation, m.casinoBody());
   if (!answer.ok) {
     // Recording the casino's answer finishes admitted work: never behind this provider's new claims.
     await finishingWork(() => markFailed(deps.db, claim, answer.error.code, answer.error.message, { casinoStatus: answer.casinoStatus, casinoBody: answer.casinoBody }));

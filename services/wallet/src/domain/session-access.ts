@@ -8,7 +8,8 @@ export interface ResolvedSession {
    */
   game: Game;
   casino: Casino;
-  walletToken: string;
+  /** Opened only when a casino is called: a replay or a refused call never decrypts it. */
+  walletToken(): string;
 }
 
 export interface SessionAccessDeps {
@@ -56,7 +57,8 @@ export async function resolveSession(
   if (!casino) throw new AppError('PROVIDER_NOT_FOUND', 'Casino was removed');
   if (casino.status !== 'ACTIVE') throw new AppError('PROVIDER_NOT_ACTIVE', 'Casino is disabled');
 
-  return { session, game, casino, walletToken: deps.secrets.open(session.walletTokenSealed) };
+  let walletToken: string | undefined;
+  return { session, game, casino, walletToken: () => (walletToken ??= deps.secrets.open(session.walletTokenSealed)) };
 }
 
 /** The fields every casino wallet call carries about the player and session (docs/api/casino.json). */
@@ -64,7 +66,7 @@ export function casinoPlayerFields({ session, walletToken }: ResolvedSession) {
   return {
     providerId: session.providerId,
     playerId: session.playerId,
-    walletToken,
+    walletToken: walletToken(),
     sessionId: session.sessionId,
     gameId: session.gameId,
     currency: session.currency,
