@@ -12,8 +12,8 @@ export class ApiError extends Error {
   }
 }
 
-/** Raised on 401: the session ended (idle, expired or signed out elsewhere). */
-export const SESSION_ENDED = 'session-ended';
+/** The gateway's answer when there is no live session (idle, expired, or signed out elsewhere). */
+export const NOT_SIGNED_IN = 'AUTHENTICATION_FAILED';
 
 function csrfToken(): string | undefined {
   const part = document.cookie.split('; ').find((c) => c.startsWith(`${CSRF_COOKIE}=`));
@@ -46,10 +46,21 @@ export async function request<T, M = Record<string, unknown>>(method: string, pa
     parsed = null;
   }
   if (!res.ok) {
-    if (res.status === 401 && !path.startsWith('/auth/')) onSessionEnded();
+    // The session probe's refusal means "not signed in yet", not "your session ended".
+    if (parsed?.error === NOT_SIGNED_IN && !path.startsWith('/auth/') && path !== '/session') onSessionEnded();
     throw new ApiError(res.status, parsed?.message ?? `Request failed (${res.status})`, parsed?.error);
   }
   return parsed as Envelope<T, M>;
+}
+
+/** Who is signed in; null when nobody is. */
+export async function currentSession(): Promise<SessionInfo | null> {
+  try {
+    return (await get<SessionInfo>('/session')).data;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === NOT_SIGNED_IN) return null;
+    throw err;
+  }
 }
 
 export const get = <T, M = Record<string, unknown>>(path: string) => request<T, M>('GET', path);

@@ -21,7 +21,6 @@ export function money(amount: number | null | undefined, currency: string): stri
   return f.format(amount);
 }
 
-const utc = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
 const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' });
 
 export function Time({ at }: { at: string | null | undefined }) {
@@ -29,7 +28,7 @@ export function Time({ at }: { at: string | null | undefined }) {
   const d = new Date(at);
   return (
     <time dateTime={at} title={`Local: ${local.format(d)}`}>
-      {utc.format(d).replace(',', '')} UTC
+      {d.toISOString().slice(0, 19).replace('T', ' ')} UTC
     </time>
   );
 }

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Route, Switch, useLocation } from 'wouter';
-import { get, request, whenSessionEnds, type SessionInfo } from '../lib/api';
+import { currentSession, request, whenSessionEnds, type SessionInfo } from '../lib/api';
+import { QueryState } from './State';
 import { SignIn } from '../signin/SignIn';
 import { Overview } from '../overview/Overview';
 import { Search } from '../search/Search';
@@ -33,24 +34,25 @@ function scopeLabel(s: SessionInfo): string {
 export function App() {
   const client = useQueryClient();
   const [ended, setEnded] = useState(false);
-  const session = useQuery({ queryKey: ['session'], queryFn: () => get<SessionInfo>('/session'), retry: false, staleTime: Infinity });
+  const session = useQuery({ queryKey: ['session'], queryFn: currentSession, retry: false, staleTime: Infinity });
   useEffect(() => whenSessionEnds(() => setEnded(true)), []);
   const [location] = useLocation();
 
-  if (session.isPending) return <p className="loading" role="status">Loading…</p>;
-  const info = session.data?.data;
-  if (!info) return <SignIn onSignedIn={() => void client.invalidateQueries()} />;
+  if (session.isPending || session.isError) return <main className="loading"><QueryState isPending={session.isPending} error={session.error} /></main>;
+  const info = session.data;
+  if (!info) return <main><SignIn onSignedIn={() => void client.invalidateQueries()} /></main>;
 
   const signOut = async () => {
     await request('DELETE', '/session').catch(() => undefined);
-    client.clear();
-    await session.refetch();
+    // Nothing of this person's stays in the page's memory.
+    client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+    client.setQueryData(['session'], null);
   };
 
   return (
     <>
       <a className="skip" href="#main">Skip to content</a>
-      <header className="top">
+      <header className="top" inert={ended}>
         <span className="brand">Game Relay console</span>
         <nav aria-label="Main">
           {NAV.map(([href, label]) => (
@@ -82,6 +84,7 @@ export function App() {
             expired
             onSignedIn={() => {
               setEnded(false);
+              // The screen under the dialog kept what was typed; its data is fetched again.
               void client.invalidateQueries();
             }}
           />

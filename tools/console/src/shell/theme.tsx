@@ -17,7 +17,7 @@ export function ThemeToggle() {
     localStorage.setItem(KEY, theme);
   }, [theme]);
   return (
-    <button type="button" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
+    <button type="button" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}>
       {theme === 'dark' ? 'Light' : 'Dark'} theme
     </button>
   );
