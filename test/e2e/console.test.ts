@@ -65,6 +65,8 @@ async function signInFirstTime(op: NewOperator): Promise<string> {
   // Whoever used the page before (a step that failed half way) is forgotten.
   await context.clearCookies();
   await page.goto(url('/'));
+  await page.getByLabel('Email').waitFor();
+  await screen('00-sign-in');
   await page.getByLabel('Email').fill(op.email);
   await page.getByLabel('Password').fill(op.password);
   await page.getByRole('button', { name: 'Continue' }).click();
@@ -152,10 +154,18 @@ describe('the web console', () => {
     await page.goto(url('/reports'));
     await page.getByText(/Bets, payouts and GGR per day in EUR/).waitFor();
     await screen('05-reports');
-    await page.goto(url('/flagged-wins'));
-    await page.getByRole('heading', { name: 'Flagged wins' }).waitFor();
-    await page.getByText(/^\d+ wins\.$/).waitFor();
+    // A payout over EUR 20 is flagged (thresholds apply when read): the 25.00 win is to review.
+    const thresholds = await http('PUT', bo(w.p, `money/flag-thresholds/${w.a.providerId}`), { token: w.p.adminToken, body: { multiplierOver: 1000, payoutOver: { EUR: 20 } } });
+    expect(thresholds.status).toBe(200);
+    await page.goto(url('/flagged-wins?state=FLAGGED'));
+    const flagged = page.locator('table.results tbody tr').filter({ hasText: played.roundId });
+    await flagged.waitFor();
+    expect(await flagged.innerText()).toMatch(/EUR\s25\.00/);
     await screen('06-flagged-wins');
+    await flagged.getByLabel('Note').fill('Player known, win checked against the game log');
+    await flagged.getByRole('button', { name: 'Mark reviewed' }).click();
+    await page.goto(url('/flagged-wins?state=REVIEWED'));
+    await page.locator('table.results tbody tr').filter({ hasText: played.roundId }).getByText(/win checked against the game log/).waitFor();
 
     await page.getByRole('button', { name: /Dark theme/ }).click();
     expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
