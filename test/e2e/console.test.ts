@@ -69,12 +69,13 @@ async function signInFirstTime(op: NewOperator): Promise<string> {
   await screen('00-sign-in');
   await page.getByLabel('Email').fill(op.email);
   await page.getByLabel('Password').fill(op.password);
-  await page.getByRole('button', { name: 'Continue' }).click();
+  // The keyboard alone: Enter submits each step.
+  await page.getByLabel('Password').press('Enter');
   const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
   expect(await page.getByRole('img', { name: /QR code/ }).getAttribute('src')).toMatch(/^data:image\/png;base64,/);
   await screen('01-enrolment');
   await page.getByLabel('First code from the app').fill(currentCode(secret));
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('First code from the app').press('Enter');
   await page.getByRole('heading', { name: 'Keep your recovery codes' }).waitFor();
   await page.getByRole('button', { name: /continue/ }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -114,6 +115,12 @@ describe('the web console', () => {
     const secret = await signInFirstTime(admin);
     await page.getByText(/Last 30 days in EUR/).waitFor();
     await screen('02-overview');
+    // Keyboard: the first Tab reaches "Skip to content", whose Enter moves focus past the navigation.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.closest("main") !== null')).toBe(true);
 
     await page.goto(url(`/search?providerId=${w.a.providerId}`));
     await page.getByRole('link', { name: played.roundId }).waitFor();

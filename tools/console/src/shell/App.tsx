@@ -67,7 +67,7 @@ export function App() {
         <ThemeToggle />
         <button type="button" onClick={() => void signOut()}>Sign out</button>
       </header>
-      <main id="main" inert={ended} aria-hidden={ended || undefined}>
+      <main id="main" tabIndex={-1} inert={ended} aria-hidden={ended || undefined}>
         <Switch>
           <Route path="/"><Overview session={info} /></Route>
           <Route path="/search"><Search /></Route>
