@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { get, query, type FlaggedWin, type QueueMeta, type ReconciliationItem, type ReportMeta, type ReportRow, type SessionInfo } from '../lib/api';
 import { Money } from '../lib/format';
-import { MoneyChart } from '../shell/Chart';
+import { MoneyChart } from '../shell/LazyChart';
 import { QueryState } from '../shell/State';
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);

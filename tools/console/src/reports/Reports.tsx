@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { API, get, query, type ReportMeta, type ReportRow } from '../lib/api';
 import { Money } from '../lib/format';
 import { useQueryString } from '../lib/useQueryString';
-import { MoneyChart } from '../shell/Chart';
+import { MoneyChart } from '../shell/LazyChart';
 import { QueryState } from '../shell/State';
 
 const GROUPINGS = [['day', 'Day'], ['casino', 'Casino'], ['studio', 'Studio'], ['game', 'Game']] as const;

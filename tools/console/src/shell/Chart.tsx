@@ -1,5 +1,5 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { money } from '../lib/format';
+import { money } from '../lib/money';
 
 export interface ChartPoint {
   label: string;
