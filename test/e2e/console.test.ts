@@ -180,6 +180,18 @@ describe('the web console', () => {
     await page.goto(url('/flagged-wins?state=REVIEWED'));
     await page.locator('table.results tbody tr').filter({ hasText: played.roundId }).getByText(/win checked against the game log/).waitFor();
 
+    // The review is in the audit trail, found by its target; the chain checks out.
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await page.getByLabel('Target').fill(`flagged-win/${w.a.providerId}/${played.winId}`);
+    await page.getByLabel('Target').press('Enter');
+    const entry = page.locator('table.results tbody tr');
+    await page.getByText(/^1 entries\.$/).waitFor();
+    await entry.getByText('before / after').click();
+    expect(await entry.locator('pre').innerText()).toContain('Player known, win checked against the game log');
+    await page.getByRole('button', { name: 'Verify the chain' }).click();
+    await page.getByRole('status').filter({ hasText: 'The audit chain is intact' }).waitFor();
+    await screen('06b-audit-trail');
+
     await page.getByRole('button', { name: /Dark theme/ }).click();
     expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
     await screen('07-flagged-wins-dark');

@@ -10,6 +10,7 @@ import { RoundStoryScreen } from '../round/RoundStory';
 import { Reconciliation } from '../reconciliation/Reconciliation';
 import { FlaggedWins } from '../wins/FlaggedWins';
 import { Reports } from '../reports/Reports';
+import { AuditTrail } from '../audit/AuditTrail';
 import { ThemeToggle } from './theme';
 
 const NAV = [
@@ -19,6 +20,8 @@ const NAV = [
   ['/flagged-wins', 'Flagged wins'],
   ['/reports', 'Reports'],
 ] as const;
+/** The audit trail is for admins (of any scope: the API narrows what each sees). */
+const ADMIN_NAV = [['/audit', 'Audit trail']] as const;
 
 function scopeLabel(s: SessionInfo): string {
   if (s.scope.type === 'casino') return `casino ${s.scope.providerId}`;
@@ -55,7 +58,7 @@ export function App() {
       <header className="top" inert={ended}>
         <span className="brand">Game Relay console</span>
         <nav aria-label="Main">
-          {NAV.map(([href, label]) => (
+          {[...NAV, ...(info.role === 'admin' ? ADMIN_NAV : [])].map(([href, label]) => (
             <Link key={href} href={href} className={(href === '/' ? location === '/' : location.startsWith(href)) ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>
               {label}
             </Link>
@@ -75,6 +78,7 @@ export function App() {
           <Route path="/reconciliation"><Reconciliation /></Route>
           <Route path="/flagged-wins"><FlaggedWins /></Route>
           <Route path="/reports"><Reports /></Route>
+          <Route path="/audit"><AuditTrail /></Route>
           <Route><h1>Not found</h1><p>No such page.</p></Route>
         </Switch>
       </main>
