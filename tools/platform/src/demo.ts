@@ -179,7 +179,10 @@ class Demo {
     while (Date.now() < deadline) {
       if (this.stopping) throw new Error(`stopped while waiting for ${what}`);
       try {
-        if ((await fetch(url, { signal: AbortSignal.timeout(2000) })).ok) return;
+        const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+        // The gateway is ready before the services behind it: wait until its readiness shows every one ok.
+        const checks = res.ok ? ((await res.json().catch(() => ({}))) as { checks?: Record<string, string> }).checks : undefined;
+        if (res.ok && (!checks || Object.values(checks).every((c) => c === 'ok'))) return;
       } catch {
         // not listening yet
       }
