@@ -19,6 +19,8 @@ RUN --mount=type=cache,target=/root/.npm \
     npm ci --ignore-scripts --no-audit --no-fund
 RUN npx tsc -b libs/shared services/gateway services/launcher services/wallet services/reporting \
       services/notifier services/admin services/backoffice tools/casino-sandbox
+# The web console's static files (Vite), served by the back office at /console/.
+RUN npm run build -w @relay/console
 # The package manifests alone, in their folders, for the production install below (a workspace
 # added later is picked up without editing this file).
 RUN mkdir -p /manifests \
@@ -42,6 +44,7 @@ COPY --from=build /app/services/reporting/dist services/reporting/dist
 COPY --from=build /app/services/notifier/dist services/notifier/dist
 COPY --from=build /app/services/admin/dist services/admin/dist
 COPY --from=build /app/services/backoffice/dist services/backoffice/dist
+COPY --from=build /app/tools/console/dist tools/console/dist
 COPY --from=build /app/tools/casino-sandbox/dist tools/casino-sandbox/dist
 # The API reference the gateway serves at /openapi/*.json and /docs.
 COPY docs/api docs/api

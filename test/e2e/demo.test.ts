@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { dropDatabase, loadConfig } from '@relay/shared';
 import { http } from '../platform';
 import { freePort, ROOT } from '../processes';
+import { currentCode } from '../../services/backoffice/src/domain/totp';
 
 /**
  * The quick start's demo, as a person uses it: `node tools/platform/dist/demo.js` (built code, every
@@ -77,6 +78,8 @@ beforeAll(async () => {
     SANDBOX_PORT: String(sandbox),
     DEMO_GAME_PORT: String(game),
     DEMO_ALLOW_FORCED_OUTCOME: '1',
+    // The console accounts the demo keeps: here, not in the developer's own .demo/.
+    DEMO_ACCOUNTS_FILE: path.join(SHOTS, `console-accounts-${process.pid}.json`),
     LOG_LEVEL: 'warn',
   };
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -165,6 +168,12 @@ describe('the demo in a browser', () => {
     await page.screenshot({ path: path.join(SHOTS, '05-lobby-after.png') });
     await page.close();
 
+    // The console: the printed platform admin signs in with the printed password and a code of the printed secret.
+    const admin = consoleAccount(run, 'platform admin');
+    expect(run.output()).toContain(`Console:      ${relay.url}/console/`);
+    expect(await consoleSignIn(relay.url, admin)).toBe(200);
+    firstRunAdmin = admin.email;
+
     const stopped = await stopDemo(run);
     expect({ code: stopped.code, leftovers: stopped.leftovers, output: stopped.code === 0 ? '' : run.output() }).toEqual({ code: 0, leftovers: [], output: '' });
   }, 180000);
@@ -185,6 +194,8 @@ describe('the demo in a browser', () => {
     await page.click('tr[data-player-id="demo-bob"] button');
     await page.waitForSelector('body[data-state="ready"]');
     expect(await page.textContent('#balance')).toBe('250.00');
+    // The same console accounts as the first run, still signing in.
+    expect(consoleAccount(run, 'platform admin').email).toBe(firstRunAdmin);
     const loss = await roll(page, { amount: '25', chance: 75, force: 'LOSS', rolls: 1 });
     expect(loss.balance).toBe('225.00');
     await page.screenshot({ path: path.join(SHOTS, '06-second-run.png') });
@@ -194,6 +205,22 @@ describe('the demo in a browser', () => {
     expect({ code: stopped.code, leftovers: stopped.leftovers }).toEqual({ code: 0, leftovers: [] });
   }, 180000);
 });
+
+let firstRunAdmin = '';
+
+/** A console account as the demo prints it: role, email, password and TOTP secret on one line. */
+function consoleAccount(run: DemoRun, role: string): { email: string; password: string; secret: string } {
+  const line = new RegExp(`${role}\\s+(\\S+@\\S+)\\s+password (\\S+)\\s+TOTP secret (\\S+)`).exec(run.output());
+  if (!line) throw new Error(`the demo printed no ${role} console account:\n${run.output()}`);
+  return { email: line[1], password: line[2], secret: line[3] };
+}
+
+async function consoleSignIn(relayUrl: string, a: { email: string; password: string; secret: string }): Promise<number> {
+  const first = await http('POST', `${relayUrl}/backoffice/v1/auth/sign-in`, { body: { email: a.email, password: a.password } });
+  if (first.status !== 200) return first.status;
+  const second = await http('POST', `${relayUrl}/backoffice/v1/auth/second-factor`, { body: { challenge: first.body.data.challenge, code: currentCode(a.secret, Date.now() + 30_000) } });
+  return second.status;
+}
 
 async function roll(page: Page, bet: { amount: string; chance: number; force: 'WIN' | 'LOSS'; rolls: number }) {
   await page.fill('#amount', bet.amount);

@@ -6,6 +6,7 @@ import { accountRoutes } from './routes/accounts';
 import { auditRoutes } from './routes/audit';
 import { authRoutes } from './routes/auth';
 import { casinoTokenRoutes } from './routes/casinoTokens';
+import { consoleRoutes } from './routes/console';
 import { directoryRoutes } from './routes/directory';
 import { moneyRoutes } from './routes/money';
 
@@ -43,6 +44,7 @@ export function createBackofficeApp(rt: Runtime): Express {
       // Identity first, for every path: a request that skipped the gateway learns nothing, not even a 404.
       app.use(requireIdentity(rt.verifier, ['public', 'admin', 'operator', 'casino-token']));
       app.use('/backoffice/v1', backoffice);
+      app.use('/console', consoleRoutes());
     },
   });
 }

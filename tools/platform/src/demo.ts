@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, migrateToLatest, randomSecret } from '@relay/shared';
+import { ensureConsoleAccounts } from './demo-accounts';
 import { ROOT } from './services';
 import { Supervisor } from './supervisor';
 
@@ -101,6 +102,7 @@ class Demo {
 
     const { providerToken, walletSecret, launchKey } = await this.provision();
     await this.setUpCasino(walletSecret, launchKey);
+    const accounts = await ensureConsoleAccounts(this.relayUrl, this.config.ADMIN_TOKEN, DEMO.providerId, call);
 
     this.spawn('demo-game', 'tools/demo-game/dist/main.js', {
       RELAY_URL: this.relayUrl,
@@ -118,6 +120,9 @@ class Demo {
         `  Casino lobby: ${this.sandboxUrl}/lobby   <- open this, pick a player, press Play`,
         `  Relay:        ${this.relayUrl}   (admin API: /admin/v1 with ADMIN_TOKEN)`,
         `  Demo game:    ${this.gameUrl}   (reached from the lobby through ${this.relayUrl}/launch)`,
+        `  Console:      ${this.relayUrl}/console/   <- the back office: sign in with an email and password below,`,
+        '                then the 6-digit code of `npm run demo:totp` (or add the TOTP secret to an authenticator app)',
+        ...accounts.map((a) => `    ${a.role === 'admin' ? 'platform admin ' : `support, ${DEMO.providerId}`}  ${a.email}  password ${a.password}  TOTP secret ${a.totpSecret}`),
         'Ctrl-C stops everything.',
         '',
       ].join('\n'),
@@ -174,7 +179,10 @@ class Demo {
     while (Date.now() < deadline) {
       if (this.stopping) throw new Error(`stopped while waiting for ${what}`);
       try {
-        if ((await fetch(url, { signal: AbortSignal.timeout(2000) })).ok) return;
+        const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+        // The gateway is ready before the services behind it: wait until its readiness shows every one ok.
+        const checks = res.ok ? ((await res.json().catch(() => ({}))) as { checks?: Record<string, string> }).checks : undefined;
+        if (res.ok && (!checks || Object.values(checks).every((c) => c === 'ok'))) return;
       } catch {
         // not listening yet
       }

@@ -10,6 +10,8 @@ export function audienceFor(path: string): Audience | null {
   if (path === '/admin/v1' || path.startsWith('/admin/v1/')) return 'admin';
   if (path.startsWith('/api/')) return 'provider';
   if (path === '/backoffice/v1' || path.startsWith('/backoffice/v1/')) return 'backoffice';
+  // The web console's static files (served by the back office); its API calls carry the session.
+  if (path === '/console' || path.startsWith('/console/')) return 'public';
   return null;
 }
 
@@ -24,6 +26,7 @@ const PREFIXES: { prefix: string; service: ServiceName; template: string }[] = [
   { prefix: '/openapi/', service: 'gateway', template: '/openapi/*' },
   { prefix: '/admin/v1/', service: 'admin', template: '/admin/v1/*' },
   { prefix: '/backoffice/v1/', service: 'backoffice', template: '/backoffice/v1/*' },
+  { prefix: '/console', service: 'backoffice', template: '/console/*' },
   { prefix: '/api/v1/sessions/', service: 'wallet', template: '/api/v1/sessions/:sessionId' },
   { prefix: '/api/account', service: 'wallet', template: '/api/account' },
   { prefix: '/api/balance/', service: 'wallet', template: '/api/balance/*' },

@@ -1,0 +1,136 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { API, get, query, storyPath, type Round, type SearchMeta, type Transaction } from '../lib/api';
+import { Money, Time } from '../lib/format';
+import { useQueryString } from '../lib/useQueryString';
+import { QueryState } from '../shell/State';
+
+const FILTERS = ['providerId', 'playerId', 'roundId', 'transactionId', 'sessionId', 'gameId', 'currency', 'from', 'to'] as const;
+const LABELS: Record<(typeof FILTERS)[number], string> = {
+  providerId: 'Casino (providerId)', playerId: 'Player', roundId: 'Round id', transactionId: 'Transaction id', sessionId: 'Session id',
+  gameId: 'Game id', currency: 'Currency', from: 'From (ISO instant, UTC)', to: 'To (ISO instant, UTC)',
+};
+
+/** Rounds or transactions matching the filters, newest or oldest first, with exact totals per currency and a CSV of all of it. */
+export function Search() {
+  const [params, setParams] = useQueryString();
+  const table = params.get('table') === 'transactions' ? 'transactions' : 'rounds';
+  const order = params.get('sortOrder') === 'asc' ? 'asc' : 'desc';
+  const cursor = params.get('cursor') ?? undefined;
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? undefined]));
+  const status = params.get('status') ?? undefined;
+  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])));
+  const qs = query({ ...filters, status, sortOrder: order, limit: 50 });
+  const found = useQuery({
+    queryKey: ['search', table, qs, cursor],
+    queryFn: () => get<(Round | Transaction)[], SearchMeta>(`/money/${table}${query({ ...filters, status, sortOrder: order, limit: 50, cursor })}`),
+  });
+  const csv = `${API}/money/${table}.csv${query({ ...filters, status })}`;
+
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    setParams({ ...draft, cursor: undefined });
+  };
+
+  return (
+    <>
+      <h1>Search</h1>
+      <div role="tablist" aria-label="What to search" className="tabs">
+        {(['rounds', 'transactions'] as const).map((t) => (
+          <button key={t} role="tab" type="button" aria-selected={table === t} onClick={() => setParams({ table: t, status: undefined, cursor: undefined })}>
+            {t === 'rounds' ? 'Rounds' : 'Transactions'}
+          </button>
+        ))}
+      </div>
+      <form className="filters card" onSubmit={apply} aria-label="Filters">
+        {FILTERS.map((f) => (
+          <div key={f} className="field">
+            <label htmlFor={`f-${f}`}>{LABELS[f]}</label>
+            <input id={`f-${f}`} value={draft[f] ?? ''} onChange={(e) => setDraft({ ...draft, [f]: e.target.value })} />
+          </div>
+        ))}
+        <div className="field">
+          <label htmlFor="f-status">Status</label>
+          <select id="f-status" value={status ?? ''} onChange={(e) => setParams({ status: e.target.value, cursor: undefined })}>
+            <option value="">any</option>
+            {(table === 'rounds' ? ['OPEN', 'SETTLED'] : ['PENDING', 'SUCCESS', 'FAILED']).map((s) => <option key={s}>{s}</option>)}
+          </select>
+        </div>
+        <div className="actions">
+          <button type="submit" className="primary">Search</button>
+          <a href={csv} download>Export CSV</a>
+        </div>
+      </form>
+      <QueryState isPending={found.isPending} error={found.error} />
+      {found.data && (
+        <>
+          <section className="totals" aria-label="Totals">
+            <strong>{found.data.meta?.totals.count ?? 0}</strong> {table} match.
+            {(found.data.meta?.totals.byCurrency ?? []).map((t) => (
+              <span key={t.currency} className="pill">
+                {t.currency}: {t.count}
+                {t.amount !== undefined && <> · <Money amount={t.amount} currency={t.currency} /></>}
+                {t.betAmount !== undefined && <> · bets <Money amount={t.betAmount} currency={t.currency} /> · payouts <Money amount={t.payoutAmount} currency={t.currency} /></>}
+              </span>
+            ))}
+          </section>
+          <Results table={table} rows={found.data.data} order={order} onSort={() => setParams({ sortOrder: order === 'desc' ? 'asc' : 'desc', cursor: undefined })} />
+          <nav className="pager" aria-label="Pages">
+            {cursor && <button type="button" onClick={() => setParams({ cursor: undefined })}>First page</button>}
+            {found.data.meta?.nextCursor && <button type="button" onClick={() => setParams({ cursor: found.data.meta!.nextCursor! })}>Next page</button>}
+          </nav>
+        </>
+      )}
+    </>
+  );
+}
+
+function Results({ table, rows, order, onSort }: { table: 'rounds' | 'transactions'; rows: (Round | Transaction)[]; order: 'asc' | 'desc'; onSort: () => void }) {
+  const sort = (
+    <th scope="col" aria-sort={order === 'asc' ? 'ascending' : 'descending'}>
+      <button type="button" className="link" onClick={onSort}>Time {order === 'asc' ? '▲' : '▼'}</button>
+    </th>
+  );
+  if (rows.length === 0) return <p>Nothing matches.</p>;
+  if (table === 'rounds') {
+    return (
+      <table className="results">
+        <thead><tr>{sort}<th scope="col">Casino</th><th scope="col">Round</th><th scope="col">Player</th><th scope="col">Game</th><th scope="col">Status</th><th scope="col" className="num">Bet</th><th scope="col" className="num">Payout</th></tr></thead>
+        <tbody>
+          {(rows as Round[]).map((r) => (
+            <tr key={`${r.providerId}/${r.roundId}`}>
+              <td><Time at={r.openedAt ?? r.createdAt} /></td>
+              <td>{r.providerId}</td>
+              <td><Link href={storyPath(r.providerId, r.roundId)}>{r.roundId}</Link></td>
+              <td>{r.playerId}</td>
+              <td>{r.gameId}</td>
+              <td>{r.status}</td>
+              <td className="num"><Money amount={r.betAmount} currency={r.currency} /></td>
+              <td className="num"><Money amount={r.payoutAmount} currency={r.currency} /></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+  return (
+    <table className="results">
+      <thead><tr>{sort}<th scope="col">Casino</th><th scope="col">Transaction</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Round</th><th scope="col">Player</th><th scope="col" className="num">Amount</th></tr></thead>
+      <tbody>
+        {(rows as Transaction[]).map((t) => (
+          <tr key={`${t.providerId}/${t.transactionId}`}>
+            <td><Time at={t.createdAt} /></td>
+            <td>{t.providerId}</td>
+            <td><code>{t.transactionId}</code></td>
+            <td>{t.category}</td>
+            <td>{t.status}{t.errorCode ? ` (${t.errorCode})` : ''}</td>
+            <td><Link href={storyPath(t.providerId, t.roundId)}>{t.roundId}</Link></td>
+            <td>{t.playerId}</td>
+            <td className="num"><Money amount={t.amount} currency={t.currency} /></td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
