@@ -110,6 +110,7 @@ describe('the web console', () => {
 
   it('When a platform admin signs in with TOTP, then the overview, search, round story, reports and flagged wins show the rounds played', async () => {
     const played = await playRound(w.a, pa, 10, 25);
+    expect((await w.a.call('POST', '/api/round-ended', { roundId: played.roundId, providerIds: [w.a.providerId] })).status).toBe(200);
     await playRound(w.a, pa, 4, 0);
     const admin = await createOperator(w.p, 'admin', { type: 'platform' });
     const secret = await signInFirstTime(admin);
@@ -160,6 +161,7 @@ describe('the web console', () => {
     expect(story).toMatch(/Bet \(cash-out\)\s+EUR\s10\.00/);
     expect(story).toMatch(/Settlement \(cash-in\)\s+EUR\s25\.00/);
     expect(story).toContain(played.betId);
+    expect(story).toMatch(/Round ended, casino notified · casino accepted/);
     expect(story).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
     expect(await page.locator('time').first().getAttribute('title')).toMatch(/^Local: /);
     await screen('04-round-story');

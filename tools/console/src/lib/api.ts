@@ -167,6 +167,8 @@ export interface RoundStory {
   round: Round;
   transactions: Transaction[];
   session: { sessionId: string; currency: string; playerId: string; createdAt: string | null; expiresAt: string | null } | null;
+  /** Each round-ended call the game made for the round and the casino's answer, oldest first. */
+  roundEndedNotifications: { providerId: string; outcome: string; errorMessage: string | null; requestId: string | null; notifiedAt: string }[];
 }
 
 export interface ReconciliationItem {

@@ -62,6 +62,14 @@ function Story({ s }: { s: RoundStory }) {
             )}
           </li>
         ))}
+        {s.roundEndedNotifications.map((n, i) => (
+          <li key={`round-ended-${i}`}>
+            <div className="event">
+              <strong>Round ended, casino notified</strong> · {n.outcome === 'ok' ? 'casino accepted' : n.outcome} · <Time at={n.notifiedAt} />
+            </div>
+            {n.errorMessage && <div>{n.errorMessage}</div>}
+          </li>
+        ))}
       </ol>
     </>
   );
