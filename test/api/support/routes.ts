@@ -10,7 +10,8 @@ import { createWalletApp } from '../../../services/wallet/src/app';
 /**
  * The routes each service really serves, read from the express apps the services build (the same
  * factories their start functions use), as `METHOD /path/{param}`. Health, readiness and metrics
- * are left out: they are not part of the reference.
+ * are left out, and so are the web console's files (the back office serves them under /console/):
+ * they are not part of the reference.
  */
 type Layer = { rawPath?: string; route?: { path: string; methods: Record<string, boolean> }; name?: string; handle?: { stack?: Layer[] } };
 
@@ -41,7 +42,7 @@ function routesOf(stack: Layer[], prefix: string): string[] {
   return stack.flatMap((layer) => {
     if (layer.route) {
       const path = `${prefix}${layer.route.path}`.replace(/:(\w+)/g, '{$1}');
-      if (PROBES.has(path)) return [];
+      if (PROBES.has(path) || path.startsWith('/console')) return [];
       return Object.keys(layer.route.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${path}`);
     }
     if (layer.handle?.stack) return routesOf(layer.handle.stack, `${prefix}${layer.rawPath && layer.rawPath !== '/' ? layer.rawPath : ''}`);
