@@ -17,7 +17,6 @@ interface Challenge {
   accountKey: string;
   /** Sealed TOTP secret offered for first-time enrolment; absent when the account has a factor. */
   enrolSecretEnc?: string;
-  failures: number;
 }
 
 export type SignInStep =
@@ -41,7 +40,7 @@ export async function startSignIn(deps: BackofficeDeps, attempts: SignInAttempts
     throw wrongCredentials();
   }
   const challenge = randomSecret(32);
-  const record: Challenge = { accountId: account.accountId, accountKey, failures: 0 };
+  const record: Challenge = { accountId: account.accountId, accountKey };
   let step: SignInStep = { challenge, next: 'totp' };
   if (!account.totpSecretEnc) {
     const secret = newTotpSecret();
@@ -72,6 +71,13 @@ export async function completeSignIn(
   const text = await deps.redis.get(key);
   if (!text) throw new AppError('INVALID_SECOND_FACTOR', 'The sign-in has expired; start again');
   const challenge = JSON.parse(text) as Challenge;
+  // Each attempt takes its number atomically before it is weighed: parallel guesses cannot all
+  // read the same count and slip past the cap (a read-modify-write of the record would let them).
+  const [[, tries]] = (await deps.redis.multi().incr(triesKey(key)).expire(triesKey(key), CHALLENGE_SECONDS).exec()) as [[Error | null, number]];
+  if (tries > CHALLENGE_MAX_FAILURES) {
+    await deps.redis.del(key, triesKey(key));
+    throw new AppError('INVALID_SECOND_FACTOR', 'The sign-in has expired; start again');
+  }
   await attempts.assertAllowed(challenge.accountKey, input.address);
 
   const outcome = await deps.db.transaction(async (trx) => {
@@ -93,12 +99,10 @@ export async function completeSignIn(
   });
   if (!outcome) {
     await attempts.failed(challenge.accountKey, input.address);
-    challenge.failures += 1;
-    if (challenge.failures >= CHALLENGE_MAX_FAILURES) await deps.redis.del(key);
-    else await deps.redis.set(key, JSON.stringify(challenge), 'KEEPTTL');
+    if (tries >= CHALLENGE_MAX_FAILURES) await deps.redis.del(key, triesKey(key));
     throw new AppError('INVALID_SECOND_FACTOR', 'The code is wrong or was already used');
   }
-  await deps.redis.del(key);
+  await deps.redis.del(key, triesKey(key));
   await attempts.succeeded(challenge.accountKey);
   const session = await deps.sessions.create({ accountId: outcome.account.accountId, role: outcome.account.role, scope: outcome.account.scope });
   // A disable or a change of role or scope that committed after the check above has already
@@ -150,6 +154,11 @@ export async function signOut(deps: BackofficeDeps, facts: RequestFacts, session
   const accountId = facts.caller.actorId;
   await deps.sessions.revoke(sessionRef, accountId);
   await audited(deps, facts, 'session.sign-out', async () => ({ result: undefined, target: `account:${accountId}`, before: null, after: null }));
+}
+
+/** How many second-factor attempts the challenge has had, counted atomically (INCR). */
+function triesKey(challengeKey: string): string {
+  return `${challengeKey}:tries`;
 }
 
 function challengeKey(deps: BackofficeDeps, challenge: string): string {
