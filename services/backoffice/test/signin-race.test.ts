@@ -27,3 +27,21 @@ describe('When someone with the password fires many second-factor guesses at one
     expect([right.status, right.body.error]).toEqual([401, 'INVALID_SECOND_FACTOR']);
   }, 30000);
 });
+
+describe('When someone fires many password guesses for one account at once', () => {
+  let q: TestPlatform;
+  beforeAll(async () => {
+    q = await startPlatform({ services: ['admin', 'backoffice'], env: { SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', SIGNIN_MAX_FAILURES_PER_ADDRESS: '100' } });
+  }, 30000);
+  afterAll(async () => {
+    await q?.stop();
+  });
+
+  it('then no more than the limit are weighed; the rest are refused 429 before the password is checked', async () => {
+    const op = await createOperator(q, 'support', { type: 'platform' });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => http('POST', bo(q, 'auth/sign-in'), { body: { email: op.email, password: `guess-${i}` } })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+  }, 30000);
+});
