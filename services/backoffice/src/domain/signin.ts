@@ -32,13 +32,11 @@ const wrongCredentials = () => new AppError('INVALID_CREDENTIALS', 'Email or pas
  */
 export async function startSignIn(deps: BackofficeDeps, attempts: SignInAttempts, input: { email: string; password: string; address: string }): Promise<SignInStep> {
   const accountKey = hashToken(accounts.normalizeEmail(input.email));
-  await attempts.assertAllowed(accountKey, input.address);
+  await attempts.take(accountKey, input.address);
   const account = await accounts.findByEmail(deps.db, input.email);
   const ok = account ? await verifyPassword(account.passwordHash, input.password) : await verifyAgainstDecoy(input.password);
-  if (!account || !ok || account.status !== 'ACTIVE') {
-    await attempts.failed(accountKey, input.address);
-    throw wrongCredentials();
-  }
+  if (!account || !ok || account.status !== 'ACTIVE') throw wrongCredentials();
+  await attempts.passwordAccepted(accountKey, input.address);
   const challenge = randomSecret(32);
   const record: Challenge = { accountId: account.accountId, accountKey };
   let step: SignInStep = { challenge, next: 'totp' };
@@ -78,7 +76,7 @@ export async function completeSignIn(
     await deps.redis.del(key, triesKey(key));
     throw new AppError('INVALID_SECOND_FACTOR', 'The sign-in has expired; start again');
   }
-  await attempts.assertAllowed(challenge.accountKey, input.address);
+  await attempts.take(challenge.accountKey, input.address);
 
   const outcome = await deps.db.transaction(async (trx) => {
     const passed = await secondFactor(deps, trx, challenge, input);
@@ -98,12 +96,11 @@ export async function completeSignIn(
     return passed;
   });
   if (!outcome) {
-    await attempts.failed(challenge.accountKey, input.address);
     if (tries >= CHALLENGE_MAX_FAILURES) await deps.redis.del(key, triesKey(key));
     throw new AppError('INVALID_SECOND_FACTOR', 'The code is wrong or was already used');
   }
   await deps.redis.del(key, triesKey(key));
-  await attempts.succeeded(challenge.accountKey);
+  await attempts.succeeded(challenge.accountKey, input.address);
   const session = await deps.sessions.create({ accountId: outcome.account.accountId, role: outcome.account.role, scope: outcome.account.scope });
   // A disable or a change of role or scope that committed after the check above has already
   // revoked the account's sessions, but not this one, made after it: look once more, now that
