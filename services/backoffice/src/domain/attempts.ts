@@ -2,9 +2,11 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, type Config, type Redis } from '@relay/shared';
 
 /**
- * Failed sign-in attempts, counted per account (by the email typed, known or not, so the answer
- * tells nothing about whether it exists) and per client address. Past the limit every attempt
- * is refused with 429 and Retry-After until the lock-out ends, whether the password is right or not.
+ * Sign-in attempts, counted per account (by the email typed, known or not, so the answer tells
+ * nothing about whether it exists) and per client address. Every attempt is counted before it is
+ * weighed and a successful one gives its point back, so the counts are of failures. Past the
+ * limit every attempt is refused with 429 and Retry-After until the lock-out ends, whether the
+ * password is right or not.
  */
 export class SignInAttempts {
   private readonly perAccount: RateLimiterRedis;
@@ -17,26 +19,39 @@ export class SignInAttempts {
     this.perAddress = new RateLimiterRedis({ ...common, keyPrefix: `${config.REDIS_KEY_PREFIX}:bo:signin-address`, points: config.SIGNIN_MAX_FAILURES_PER_ADDRESS });
   }
 
-  /** Refuses the attempt up front while either counter is locked out. */
-  async assertAllowed(accountKey: string, address: string): Promise<void> {
-    const [account, addr] = await Promise.all([this.perAccount.get(accountKey), this.perAddress.get(address)]);
-    const waits = [
-      lockedFor(account, this.perAccount.points),
-      lockedFor(addr, this.perAddress.points),
-    ].filter((w): w is number => w !== null);
+  /**
+   * Takes one attempt from both counters atomically (INCR in Redis) before anything is weighed,
+   * and refuses it with 429 once either is past its limit. Checking first and counting after the
+   * answer let parallel guesses all pass the check before any of them was counted.
+   */
+  async take(accountKey: string, address: string): Promise<void> {
+    const [account, addr] = await Promise.all([this.perAccount.penalty(accountKey, 1), this.perAddress.penalty(address, 1)]);
+    const waits: number[] = [];
+    if (account.consumedPoints > this.perAccount.points) waits.push(await this.lock(this.perAccount, accountKey, account));
+    if (addr.consumedPoints > this.perAddress.points) waits.push(await this.lock(this.perAddress, address, addr));
     if (waits.length > 0) throw lockedOut(Math.max(...waits));
   }
 
-  async failed(accountKey: string, address: string): Promise<void> {
-    await Promise.all([
-      this.perAccount.penalty(accountKey, 1).then((r) => (r.consumedPoints >= this.perAccount.points ? this.perAccount.block(accountKey, this.perAccount.blockDuration) : null)),
-      this.perAddress.penalty(address, 1).then((r) => (r.consumedPoints >= this.perAddress.points ? this.perAddress.block(address, this.perAddress.blockDuration) : null)),
-    ]);
+  /**
+   * A successful attempt gives its address point back and clears its account's count (never the
+   * address's whole count: one good account must not unlock guessing at others).
+   */
+  async succeeded(accountKey: string, address: string): Promise<void> {
+    await Promise.all([this.perAccount.delete(accountKey), this.perAddress.reward(address, 1)]);
   }
 
-  /** A successful sign-in clears its account's count (never the address's: one good account must not unlock guessing at others). */
-  async succeeded(accountKey: string): Promise<void> {
-    await this.perAccount.delete(accountKey);
+  /** A right password gives back the point it took; failures so far stay counted until the second factor passes. */
+  async passwordAccepted(accountKey: string, address: string): Promise<void> {
+    await Promise.all([this.perAccount.reward(accountKey, 1), this.perAddress.reward(address, 1)]);
+  }
+
+  private async lock(limiter: RateLimiterRedis, key: string, res: RateLimiterRes): Promise<number> {
+    // The first attempt over the limit starts the lock-out; later ones only read how long is left.
+    if (res.consumedPoints === limiter.points + 1) {
+      await limiter.block(key, limiter.blockDuration);
+      return limiter.blockDuration;
+    }
+    return lockedFor(res, limiter.points) ?? limiter.blockDuration;
   }
 }
 

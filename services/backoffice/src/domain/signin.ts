@@ -17,7 +17,6 @@ interface Challenge {
   accountKey: string;
   /** Sealed TOTP secret offered for first-time enrolment; absent when the account has a factor. */
   enrolSecretEnc?: string;
-  failures: number;
 }
 
 export type SignInStep =
@@ -33,15 +32,13 @@ const wrongCredentials = () => new AppError('INVALID_CREDENTIALS', 'Email or pas
  */
 export async function startSignIn(deps: BackofficeDeps, attempts: SignInAttempts, input: { email: string; password: string; address: string }): Promise<SignInStep> {
   const accountKey = hashToken(accounts.normalizeEmail(input.email));
-  await attempts.assertAllowed(accountKey, input.address);
+  await attempts.take(accountKey, input.address);
   const account = await accounts.findByEmail(deps.db, input.email);
   const ok = account ? await verifyPassword(account.passwordHash, input.password) : await verifyAgainstDecoy(input.password);
-  if (!account || !ok || account.status !== 'ACTIVE') {
-    await attempts.failed(accountKey, input.address);
-    throw wrongCredentials();
-  }
+  if (!account || !ok || account.status !== 'ACTIVE') throw wrongCredentials();
+  await attempts.passwordAccepted(accountKey, input.address);
   const challenge = randomSecret(32);
-  const record: Challenge = { accountId: account.accountId, accountKey, failures: 0 };
+  const record: Challenge = { accountId: account.accountId, accountKey };
   let step: SignInStep = { challenge, next: 'totp' };
   if (!account.totpSecretEnc) {
     const secret = newTotpSecret();
@@ -72,7 +69,14 @@ export async function completeSignIn(
   const text = await deps.redis.get(key);
   if (!text) throw new AppError('INVALID_SECOND_FACTOR', 'The sign-in has expired; start again');
   const challenge = JSON.parse(text) as Challenge;
-  await attempts.assertAllowed(challenge.accountKey, input.address);
+  // Each attempt takes its number atomically before it is weighed: parallel guesses cannot all
+  // read the same count and slip past the cap (a read-modify-write of the record would let them).
+  const [[, tries]] = (await deps.redis.multi().incr(triesKey(key)).expire(triesKey(key), CHALLENGE_SECONDS).exec()) as [[Error | null, number]];
+  if (tries > CHALLENGE_MAX_FAILURES) {
+    await deps.redis.del(key, triesKey(key));
+    throw new AppError('INVALID_SECOND_FACTOR', 'The sign-in has expired; start again');
+  }
+  await attempts.take(challenge.accountKey, input.address);
 
   const outcome = await deps.db.transaction(async (trx) => {
     const passed = await secondFactor(deps, trx, challenge, input);
@@ -92,14 +96,11 @@ export async function completeSignIn(
     return passed;
   });
   if (!outcome) {
-    await attempts.failed(challenge.accountKey, input.address);
-    challenge.failures += 1;
-    if (challenge.failures >= CHALLENGE_MAX_FAILURES) await deps.redis.del(key);
-    else await deps.redis.set(key, JSON.stringify(challenge), 'KEEPTTL');
+    if (tries >= CHALLENGE_MAX_FAILURES) await deps.redis.del(key, triesKey(key));
     throw new AppError('INVALID_SECOND_FACTOR', 'The code is wrong or was already used');
   }
-  await deps.redis.del(key);
-  await attempts.succeeded(challenge.accountKey);
+  await deps.redis.del(key, triesKey(key));
+  await attempts.succeeded(challenge.accountKey, input.address);
   const session = await deps.sessions.create({ accountId: outcome.account.accountId, role: outcome.account.role, scope: outcome.account.scope });
   // A disable or a change of role or scope that committed after the check above has already
   // revoked the account's sessions, but not this one, made after it: look once more, now that
@@ -150,6 +151,11 @@ export async function signOut(deps: BackofficeDeps, facts: RequestFacts, session
   const accountId = facts.caller.actorId;
   await deps.sessions.revoke(sessionRef, accountId);
   await audited(deps, facts, 'session.sign-out', async () => ({ result: undefined, target: `account:${accountId}`, before: null, after: null }));
+}
+
+/** How many second-factor attempts the challenge has had, counted atomically (INCR). */
+function triesKey(challengeKey: string): string {
+  return `${challengeKey}:tries`;
 }
 
 function challengeKey(deps: BackofficeDeps, challenge: string): string {
