@@ -86,3 +86,25 @@ describe('When a casino exports a long list of transactions', () => {
     process.stdout.write(`At ${ROWS} rows of one casino (shared, loaded machine): first page with totals ${first.ms} ms, page after 2600 rows ${deep.ms} ms, filtered ${filtered.ms} ms, report by day ${report.ms} ms\n`);
   });
 });
+
+describe('When one caller opens more exports than it may run at once', () => {
+  it('then the third is refused with 429 and Retry-After, and once the first two end a new one is served', async () => {
+    const url = bo(p, `money/transactions.csv?providerId=${providerId}`);
+    const headers = { authorization: `Bearer ${p.adminToken}` };
+    // Two exports whose bodies are not read: back-pressure holds each one's cursor open.
+    const open = [await fetch(url, { headers }), await fetch(url, { headers })];
+    expect(open.map((r) => r.status)).toEqual([200, 200]);
+    const third = await fetch(url, { headers });
+    expect([third.status, Number(third.headers.get('retry-after'))]).toEqual([429, 5]);
+    await third.arrayBuffer();
+    for (const r of open) await r.body!.cancel();
+    let next = 429;
+    for (let i = 0; i < 50 && next === 429; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const res = await fetch(url, { headers });
+      next = res.status;
+      await res.body!.cancel();
+    }
+    expect(next).toBe(200);
+  }, 60000);
+});

@@ -2,7 +2,16 @@ import type { Request, Response } from 'express';
 import { stringify } from 'csv-stringify';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { AppError } from '@relay/shared';
 import type { Caller } from '../domain/access';
+
+/**
+ * Exports one caller (a person or a casino API token) may run at once in this process. An export
+ * holds a database cursor for as long as its client reads; without a bound, one token could open
+ * many on the database the money path uses when no replica is configured.
+ */
+export const MAX_EXPORTS_PER_CALLER = 2;
+const running = new Map<string, number>();
 
 /**
  * Streams rows as CSV: the first line names the scope and filters of the export (a `#` comment
@@ -12,6 +21,30 @@ import type { Caller } from '../domain/access';
  */
 export async function sendCsv(
   req: Request,
+  res: Response,
+  file: string,
+  caller: Caller,
+  filters: Record<string, unknown>,
+  columns: string[],
+  // A function: the query starts (and takes a connection) only once the export is admitted.
+  rows: () => AsyncIterable<Record<string, unknown>>,
+): Promise<void> {
+  const key = `${caller.actorType}:${caller.actorId}`;
+  const count = running.get(key) ?? 0;
+  if (count >= MAX_EXPORTS_PER_CALLER) {
+    throw new AppError('RATE_LIMITED', `At most ${MAX_EXPORTS_PER_CALLER} exports run at once for one caller; wait for one to finish`, { headers: { 'Retry-After': '5' } });
+  }
+  running.set(key, count + 1);
+  try {
+    await stream(res, file, caller, filters, columns, rows());
+  } finally {
+    const left = (running.get(key) ?? 1) - 1;
+    if (left <= 0) running.delete(key);
+    else running.set(key, left);
+  }
+}
+
+async function stream(
   res: Response,
   file: string,
   caller: Caller,

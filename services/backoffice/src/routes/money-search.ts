@@ -36,7 +36,7 @@ export function moneySearchRoutes(deps: BackofficeDeps): Router {
     router.get(`/money/${path}.csv`, handler(async (req, res) => {
       const f = parse(filter, req.query);
       const caller = callerOf(req.identity);
-      await sendCsv(req, res, `${path}.csv`, caller, f, columns, exportSearch(deps, caller, table, f));
+      await sendCsv(req, res, `${path}.csv`, caller, f, columns, () => exportSearch(deps, caller, table, f));
     }));
   }
   router.get('/money/rounds/:providerId/:roundId/story', handler(async (req, res) => {

@@ -108,6 +108,7 @@ export function backoffice(op: BackofficeOperation): Operation {
   if (!allowed) throw new Error(`${rest.operationId}: say who may call it`);
   const description = `${rest.description}\n\n**Who may call:** ${allowed}`;
   if (csv) {
+    table[429] = { codes: ['RATE_LIMITED'], description: `${table[429].description.replace(/;.*$/, '')}, or already runs two exports at once; wait \`Retry-After\` seconds.` };
     return { ...rest, description, security: SECURITY[access], success: { status: 200, description: 'A CSV file, streamed.', csv }, errorStyle: 'envelope', errors: table };
   }
   if (!ok) throw new Error(`${rest.operationId}: an answer is needed`);
