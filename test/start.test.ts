@@ -55,8 +55,11 @@ describe('npm start', () => {
     for (let i = 0; i < 120 && !ready; i++) {
       await new Promise((r) => setTimeout(r, 250));
       try {
+        // The gateway is ready once its own PostgreSQL and Redis are; the services behind it are
+        // listed for information and come up in their own time: wait until every one is ok.
         const res = await fetch(`http://127.0.0.1:${ports[0]}/readyz`);
-        if (res.status === 200) ready = { status: res.status, body: await res.json() };
+        const body = (await res.json()) as { checks: Record<string, string> };
+        if (res.status === 200 && Object.values(body.checks).every((c) => c === 'ok')) ready = { status: res.status, body };
       } catch {
         // not listening yet
       }

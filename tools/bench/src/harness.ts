@@ -40,11 +40,17 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * Waits until `url` answers 2xx. A readiness answer that lists checks must show every one ok: the
+ * gateway is ready once its own PostgreSQL and Redis are, before the services behind it.
+ */
 export async function waitFor(url: string, timeoutMs = 60000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
-      if ((await fetch(url)).ok) return;
+      const res = await fetch(url);
+      const body = (await res.json().catch(() => null)) as { checks?: Record<string, string> } | null;
+      if (res.ok && Object.values(body?.checks ?? {}).every((c) => c === 'ok')) return;
     } catch {
       // not yet
     }

@@ -176,7 +176,11 @@ async function waitReady(baseUrl: string, platform: ChildProcess): Promise<void>
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
     if (platform.exitCode !== null) throw new Error(`the platform exited with ${platform.exitCode}`);
-    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    // Every service behind the gateway, not only the gateway's own dependencies.
+    const ok = await fetch(`${baseUrl}/readyz`).then(
+      async (r) => r.ok && Object.values(((await r.json()) as { checks: Record<string, string> }).checks).every((c) => c === 'ok'),
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 250));
   }
