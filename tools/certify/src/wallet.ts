@@ -1,4 +1,4 @@
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signCasinoRequest, type CasinoOperation } from '@relay/shared';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signCasinoRequest, transportReason, type CasinoOperation } from '@relay/shared';
 import { Agent } from 'undici';
 
 /**
@@ -100,25 +100,4 @@ async function readCapped(body: AsyncIterable<Uint8Array>): Promise<string> {
     if (size >= MAX_ANSWER_BYTES) break;
   }
   return Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
-}
-
-function transportReason(err: unknown): string {
-  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection reset without an answer';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host not found';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'timed out';
-    default:
-      return code && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'network error';
-  }
 }

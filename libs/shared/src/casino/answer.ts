@@ -84,7 +84,8 @@ export function unreachable(operation: CasinoOperation, err: unknown): CasinoFai
   return { ok: false, error: new AppError('PROVIDER_API_FAILURE', `Could not complete the ${operation} call to the casino: ${transportReason(err)}`) };
 }
 
-function transportReason(err: unknown): string {
+/** Why a call got no answer, in words safe to show (never the error's own message, which may hold a URL). */
+export function transportReason(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
   switch (code) {
@@ -96,6 +97,10 @@ function transportReason(err: unknown): string {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return 'host not found';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'timed out';
     case undefined:
       return 'network error';
     default:
