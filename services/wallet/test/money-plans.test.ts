@@ -12,26 +12,35 @@ import { movementRecord } from './movement-records';
  * generic plan), both on a fresh deployment (statistics taken while the tables were empty) and
  * after ANALYZE, on tables holding many OPEN rounds and PENDING transactions of one game provider.
  */
-const UNIQUE_ACCESS = new Set([
-  'transactions_pkey',
-  'transactions_provider_id_transaction_id_key',
-  'transaction_attempts_pkey',
-  'rounds_pkey',
-  'rounds_provider_id_round_id_key',
-]);
-const MONEY_TABLES = new Set(['transactions', 'transaction_attempts', 'rounds']);
+const UNIQUE_ACCESS = new Set(['transactions_pkey', 'transaction_keys_pkey', 'transaction_attempts_pkey', 'rounds_pkey', 'round_keys_pkey']);
+const MONEY_TABLES = new Set(['transactions', 'transaction_attempts', 'rounds', 'transaction_keys', 'round_keys']);
+
+/** A month's partition (or the default one) and its indexes, named as their parent's (007_ledger_partitions). */
+const parent = (name: string) => name.replace(/_p(\d{4}_\d{2}|default)(?=_|$)/, '');
 
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
 }
 
+/**
+ * An index probe binding both columns of the primary key (id, created_at) is a point lookup
+ * whichever index serves it: the planner may pick (created_at DESC, id) for it.
+ */
+const pointLookup = (node: PlanNode) => /\bid = /.test(node['Index Cond'] ?? '') && /created_at = /.test(node['Index Cond'] ?? '');
+
 /** Every way the plan reads a money table: "Seq Scan" or the name of the index it uses. */
 function tableAccesses(node: PlanNode, out: string[] = []): string[] {
-  if (node['Relation Name'] && MONEY_TABLES.has(node['Relation Name']) && node['Node Type'] !== 'ModifyTable') {
-    out.push(`${node['Relation Name']}: ${node['Index Name'] ?? node['Node Type']}`);
+  const relation = node['Relation Name'] && parent(node['Relation Name']);
+  // Partitions pruned at execution (by the key's values) show as never executed.
+  const executed = (node['Actual Loops'] ?? 1) > 0;
+  if (relation && MONEY_TABLES.has(relation) && node['Node Type'] !== 'ModifyTable' && executed) {
+    const index = node['Index Name'] ? parent(node['Index Name']) : undefined;
+    out.push(`${relation}: ${index && pointLookup(node) ? `${relation}_pkey` : (index ?? node['Node Type'])}`);
   }
   for (const child of node.Plans ?? []) tableAccesses(child, out);
   return out;
@@ -42,9 +51,15 @@ async function explain(trx: Knex.Transaction, statement: Statement, mode: 'force
   await trx.raw(`PREPARE money_plan_check AS ${numberedPlaceholders(statement.sql)}`);
   try {
     const args = trx.raw(statement.bindings.map(() => '?').join(', '), statement.bindings).toQuery();
-    const result = await trx.raw(`EXPLAIN (FORMAT JSON) EXECUTE money_plan_check(${args})`);
-    const plan = result.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
-    return tableAccesses(plan);
+    // Executed (and rolled back), so that partitions pruned at execution are told from those read.
+    await trx.raw('SAVEPOINT money_plan');
+    try {
+      const result = await trx.raw(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE money_plan_check(${args})`);
+      const plan = result.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+      return tableAccesses(plan);
+    } finally {
+      await trx.raw('ROLLBACK TO SAVEPOINT money_plan');
+    }
   } finally {
     await trx.raw('DEALLOCATE money_plan_check');
   }
@@ -58,20 +73,21 @@ const movement = (category: 'CASH_OUT' | 'CASH_IN', transactionId: string, round
   movementRecord({ providerId: PROVIDER, groupId: GROUP, gameId: 7, playerId: PLAYER }, category, transactionId, roundId);
 
 const success: SuccessFacts = {
-  claim: { pk: '00000000-0000-4000-8000-000000000001', attempt: 1 },
+  claim: { pk: '00000000-0000-4000-8000-000000000001', attempt: 1, createdAt: '2026-11-23 10:00:00.123456+00' },
   balance: '10.00',
   username: PLAYER,
   casinoStatus: 200,
   casinoBody: '{}',
 };
 
+/** Settles a round the fill made (executed, the plan shows how it is read). */
 const settlement: Settlement = {
   providerId: PROVIDER,
-  roundId: 'plan-round',
+  roundId: 'fill-r-1',
   groupId: GROUP,
   gameId: 7,
   playerId: PLAYER,
-  previousTransactionId: 'plan-bet',
+  previousTransactionId: 'fill-b-1',
   payoutAmount: '2.00',
   appliedMultiplier: '2',
   settleTransactionId: 'plan-win',
@@ -83,7 +99,7 @@ const settlement: Settlement = {
 const statements: Record<string, Statement> = {
   'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }),
   'find by transactionId (every replay)': findStatement(PROVIDER, 'plan-bet'),
-  'cash-out take-over': takeOverStatement('00000000-0000-4000-8000-000000000001', movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
+  'cash-out take-over': takeOverStatement('00000000-0000-4000-8000-000000000001', '2026-11-23 10:00:00.123456+00', movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
   'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }),
   'debit outcome opening the round': debitSuccessStatement(success, {
     providerId: PROVIDER,
@@ -117,9 +133,11 @@ async function fill(db: Knex, rows: number): Promise<void> {
     [PROVIDER, GROUP, PLAYER, rows],
   );
   await db.raw(
-    `INSERT INTO transaction_attempts (transaction_pk, attempt, request) SELECT id, 1, '{}' FROM transactions WHERE provider_id = ?`,
+    `INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request) SELECT id, 1, created_at, '{}' FROM transactions WHERE provider_id = ?`,
     [PROVIDER],
   );
+  await db.raw(`INSERT INTO transaction_keys (provider_id, transaction_id, id, created_at) SELECT provider_id, transaction_id, id, created_at FROM transactions WHERE provider_id = ?`, [PROVIDER]);
+  await db.raw(`INSERT INTO round_keys (provider_id, round_id, id, created_at) SELECT provider_id, round_id, id, created_at FROM rounds WHERE provider_id = ?`, [PROVIDER]);
 }
 
 /** A fresh migrated database per describe block, so each scenario starts from its own statistics. */
@@ -158,17 +176,17 @@ describe('money statement plans', () => {
   const database = plansDatabase();
 
   it('When statistics were taken on empty tables and the tables then grew, then every money statement still reads by unique key', async () => {
-    await database().primary.raw('ANALYZE rounds, transactions, transaction_attempts');
+    await database().primary.raw('ANALYZE rounds, transactions, transaction_attempts, transaction_keys, round_keys');
     await fill(database().primary, 20000);
     const found = await check(database());
-    // The settlement reads the round by (provider_id, round_id) and updates it by primary key.
+    // The settlement reads the round's key by (provider_id, round_id) and the round by primary key.
     expect(found['credit outcome settling the round (force_generic_plan)']).toEqual(
-      expect.arrayContaining(['rounds: rounds_provider_id_round_id_key', 'rounds: rounds_pkey']),
+      expect.arrayContaining(['round_keys: round_keys_pkey', 'rounds: rounds_pkey']),
     );
   });
 
   it('When ANALYZE has then seen those thousands of OPEN rounds and PENDING transactions of the game provider, then every money statement still reads by unique key', async () => {
-    await database().primary.raw('ANALYZE rounds, transactions, transaction_attempts');
+    await database().primary.raw('ANALYZE rounds, transactions, transaction_attempts, transaction_keys, round_keys');
     await check(database());
   });
 });

@@ -76,7 +76,7 @@ async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
     isRetry: false,
   };
   const claimed = await run(claimStatement(record, req));
-  const claim = claimed.rows[0] as { pk: string; attempt: number } | undefined;
+  const claim = claimed.rows[0] as { pk: string; attempt: number; createdAt: string } | undefined;
   if (!claim) throw new Error('transactionId already claimed'); // the bench never repeats one
   const body = JSON.stringify({
     providerId: world.providerId,

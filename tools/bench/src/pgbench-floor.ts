@@ -30,6 +30,7 @@ export function pgbenchFloor(dbUrl: string, seconds: number, clients = 16): { tp
 const TX = '__TX__';
 const ROUND = '__ROUND__';
 const PK = '00000000-0000-4000-8000-00000000feed';
+const CREATED = '__CREATED__';
 
 /** The wallet's cash-out statements as a pgbench script: a fresh transactionId and round per call. */
 export function pgbenchScript(): string {
@@ -56,7 +57,7 @@ export function pgbenchScript(): string {
   };
   const claim = claimStatement(record, { amount: 1 });
   const outcome = debitSuccessStatement(
-    { claim: { pk: PK, attempt: 1 }, balance: '100.00', username: 'pgbench-player', casinoStatus: 200, casinoBody: '{"balance":100}' },
+    { claim: { pk: PK, attempt: 1, createdAt: CREATED }, balance: '100.00', username: 'pgbench-player', casinoStatus: 200, casinoBody: '{"balance":100}' },
     { providerId: 'bench-casino', roundId: ROUND, groupId: 'bench-studio', gameId: 4242, playerId: 'pgbench-player', sessionId: 'pgbench-session', currency: 'EUR', language: 'en', betAmount: '1.00', betTransactionId: TX, gameData: null },
   );
   const id = (prefix: string) => `('${prefix}-' || (:client_id)::text || '-' || (:n)::text)`;
@@ -68,6 +69,8 @@ export function pgbenchScript(): string {
       .join(id('pgr'))
       .split(`'${PK}'`)
       .join('(:pk)::uuid')
+      .split(`'${CREATED}'`)
+      .join("':createdAt'")
       // Every other id the statements generate (the rows' primary keys): a fresh one per call.
       .replace(/'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'/g, 'gen_random_uuid()');
   // Each its own autocommitted statement, as the wallet runs them.

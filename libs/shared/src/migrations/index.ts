@@ -5,6 +5,7 @@ import * as earlySettlement from './003_early_settlement';
 import * as backofficeAccounts from './004_backoffice_accounts';
 import * as backofficeMoneyViews from './005_backoffice_money_views';
 import * as roundEndedNotifications from './006_round_ended_notifications';
+import * as ledgerPartitions from './007_ledger_partitions';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '004_backoffice_accounts': backofficeAccounts,
   '005_backoffice_money_views': backofficeMoneyViews,
   '006_round_ended_notifications': roundEndedNotifications,
+  '007_ledger_partitions': ledgerPartitions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -42,11 +42,20 @@ export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement 
       -- snapshot: FOR SHARE reads its latest version, and its status and round are checked after.
       settling AS (
         SELECT c.transaction_id, c.status, c.round_id, c.amount, c.applied_multiplier, c.reason, c.completed_at,
-               (SELECT a.request -> 'game' ->> 'outcome' FROM transaction_attempts a WHERE a.transaction_pk = c.id AND a.attempt = c.attempt) AS outcome,
-               (SELECT a.request -> 'game' -> 'settlementData' FROM transaction_attempts a WHERE a.transaction_pk = c.id AND a.attempt = c.attempt) AS settlement_data
+               (SELECT a.request -> 'game' ->> 'outcome' FROM transaction_attempts a
+                 WHERE a.transaction_pk = c.id AND a.attempt = c.attempt AND a.transaction_created_at = c.created_at) AS outcome,
+               (SELECT a.request -> 'game' -> 'settlementData' FROM transaction_attempts a
+                 WHERE a.transaction_pk = c.id AND a.attempt = c.attempt AND a.transaction_created_at = c.created_at) AS settlement_data
           FROM transactions c
-         WHERE c.id = (SELECT settled_by FROM tx)
+         WHERE c.id = (SELECT settled_by FROM tx) AND c.created_at = (SELECT settled_by_at FROM tx)
            FOR SHARE OF c
+      ),
+      -- The round's key: its uniqueness, which the monthly partitions of rounds cannot hold.
+      rk AS (
+        INSERT INTO round_keys (provider_id, round_id, id, created_at)
+        SELECT ?, ?, ?, now() WHERE EXISTS (SELECT 1 FROM tx)
+        ON CONFLICT (provider_id, round_id) DO NOTHING
+        RETURNING id, created_at
       ),
       opened AS (
         -- Only while this attempt still owns the transaction: an attempt that lost it to a takeover
@@ -55,17 +64,17 @@ export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement 
                             status, bet_amount, bet_transaction_id, game_data,
                             payout_amount, applied_multiplier, settle_transaction_id, settle_reason, outcome, settlement_data, settled_at,
                             opened_at, created_at, updated_at)
-        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN s.transaction_id IS NULL THEN 'OPEN' ELSE 'SETTLED' END, ?, ?, ?::json,
+        SELECT rk.id, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN s.transaction_id IS NULL THEN 'OPEN' ELSE 'SETTLED' END, ?, ?, ?::json,
                s.amount, s.applied_multiplier, s.transaction_id, s.reason, s.outcome, s.settlement_data, s.completed_at,
-               now(), now(), now()
-          FROM (SELECT 1) AS one LEFT JOIN settling s ON s.status = 'SUCCESS' AND s.round_id = ?
-         WHERE EXISTS (SELECT 1 FROM tx)
-        ON CONFLICT (provider_id, round_id) DO NOTHING
+               now(), rk.created_at, now()
+          FROM rk LEFT JOIN settling s ON s.status = 'SUCCESS' AND s.round_id = ?
         RETURNING status
       )
     SELECT (SELECT count(*) FROM opened)::int AS opened, (SELECT count(*) FROM opened WHERE status = 'SETTLED')::int AS settled`,
     bindings: [
       ...success.bindings,
+      r.providerId,
+      r.roundId,
       newId(),
       r.providerId,
       r.roundId,
@@ -153,14 +162,17 @@ function settleRoundCtes(settle: Settlement, gate: string): Statement & { counts
       -- index on (group_id, ...) would read every round of the game provider); the update below
       -- then goes by primary key. Only the crediting player's own round is settled, of the caller's
       -- game provider or of the session's game (which the caller owns now).
+      -- Its key leads to its one partition (a round whose month was archived is not found).
       target AS MATERIALIZED (
-        SELECT id, group_id, game_id, player_id FROM rounds WHERE provider_id = ? AND round_id = ?
+        SELECT r.id, r.created_at, r.group_id, r.game_id, r.player_id
+          FROM round_keys k JOIN rounds r ON r.id = k.id AND r.created_at = k.created_at
+         WHERE k.provider_id = ? AND k.round_id = ?
       ),
-      mine AS (SELECT id FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
+      mine AS (SELECT id, created_at FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
-        WHERE id = (SELECT id FROM mine) AND status = 'OPEN' AND ${gate}
+        WHERE id = (SELECT id FROM mine) AND created_at = (SELECT created_at FROM mine) AND status = 'OPEN' AND ${gate}
         RETURNING id
       )`,
     bindings: [
@@ -181,11 +193,14 @@ function settleRoundCtes(settle: Settlement, gate: string): Statement & { counts
 
 /** The second look of recordCreditSuccess (only while this attempt's SUCCESS still stands); exported for its plan test. */
 export function lateSettleStatement(s: SuccessFacts, settle: Settlement): Statement {
-  const round = settleRoundCtes(settle, `EXISTS (SELECT 1 FROM transactions WHERE id = ? AND attempt = ? AND status = 'SUCCESS')`);
+  const round = settleRoundCtes(
+    settle,
+    `EXISTS (SELECT 1 FROM transactions WHERE id = ? AND created_at = ?::timestamptz AND attempt = ? AND status = 'SUCCESS')`,
+  );
   return {
     sql: `WITH ${round.sql}
     SELECT ${round.counts}`,
-    bindings: [...round.bindings, s.claim.pk, s.claim.attempt],
+    bindings: [...round.bindings, s.claim.pk, s.claim.createdAt, s.claim.attempt],
   };
 }
 
@@ -200,23 +215,28 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
       -- may be repeated). This credit records itself on the bet, by the bet's unique key, so the
       -- round opens settled by it if the bet ever succeeds (see 003_early_settlement).
       early AS (
-        UPDATE transactions SET settled_by = ?, updated_at = now()
-        WHERE provider_id = ? AND transaction_id = ? AND category = 'CASH_OUT' AND player_id = ?
-          AND (group_id = ? OR game_id = ?) AND round_id = ?
-          AND status <> 'SUCCESS' AND settled_by IS NULL
-          AND NOT EXISTS (SELECT 1 FROM target) AND EXISTS (SELECT 1 FROM tx)
-        RETURNING id
+        UPDATE transactions b SET settled_by = ?, settled_by_at = ?::timestamptz, updated_at = now()
+          FROM transaction_keys bk
+        WHERE bk.provider_id = ? AND bk.transaction_id = ? AND b.id = bk.id AND b.created_at = bk.created_at
+          AND b.category = 'CASH_OUT' AND b.player_id = ?
+          AND (b.group_id = ? OR b.game_id = ?) AND b.round_id = ?
+          AND b.status <> 'SUCCESS' AND b.settled_by IS NULL
+          AND NOT EXISTS (SELECT 1 FROM round_keys WHERE provider_id = ? AND round_id = ?) AND EXISTS (SELECT 1 FROM tx)
+        RETURNING b.id
       )
     SELECT ${round.counts}, (SELECT count(*) FROM early)::int AS early`,
     bindings: [
       ...success.bindings,
       ...round.bindings,
       s.claim.pk,
+      s.claim.createdAt,
       settle.providerId,
       settle.previousTransactionId,
       settle.playerId,
       settle.groupId,
       settle.gameId,
+      settle.roundId,
+      settle.providerId,
       settle.roundId,
     ],
   };

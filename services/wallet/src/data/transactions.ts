@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { newId, runPrepared, type Knex, type Statement } from '@relay/shared';
+import { AppError, newId, runPrepared, type Knex, type Statement } from '@relay/shared';
 
 export type Category = 'CASH_OUT' | 'CASH_IN';
 export type TransactionStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
@@ -30,10 +30,16 @@ export interface MovementRecord {
 export interface Claim {
   pk: string;
   attempt: number;
+  /** The record's created_at as PostgreSQL prints it (microseconds kept): its partition key. */
+  createdAt: string;
 }
 
 export interface ExistingTransaction {
   pk: string;
+  /** The record's partition key (see Claim.createdAt). */
+  createdAt: string;
+  /** The record's month was archived: this is the last state its key kept (007_ledger_partitions). */
+  archived: boolean;
   status: TransactionStatus;
   category: Category;
   groupId: string;
@@ -70,11 +76,11 @@ const COLUMNS: [keyof MovementRecord, string][] = [
 const REWRITTEN = COLUMNS.map(([, c]) => c).filter((c) => !['provider_id', 'transaction_id', 'category', 'group_id'].includes(c));
 
 /**
- * The idempotency claim of a new transactionId, as ONE atomic statement: insert the transaction as
- * PENDING and, in the same statement, append the attempt to the audit log. It returns a row only
- * to the one caller that inserted it; concurrent identical requests can never both reach the
- * casino. When the transactionId exists it does nothing at all: no row lock, no transaction id,
- * no WAL, so a replay of a SUCCESS costs reads only (its answer is then read by findTransaction).
+ * The idempotency claim of a new transactionId, as ONE atomic statement: insert its key, the
+ * transaction as PENDING in the current month's partition and its attempt in the audit log. It
+ * returns a row only to the one caller that inserted the key; concurrent identical requests can
+ * never both reach the casino. When the key exists it does nothing at all: no row lock, no
+ * transaction id, no WAL, so a replay of a SUCCESS costs reads only (findTransaction).
  */
 export async function claimTransaction(db: Knex, m: MovementRecord, request: object): Promise<Claim | null> {
   const result = await runPrepared<Claim>(db, claimStatement(m, request));
@@ -86,30 +92,40 @@ export function claimStatement(m: MovementRecord, request: object): Statement {
   const values = COLUMNS.map(([k]) => m[k]);
   const placeholders = COLUMNS.map(() => '?').join(', ');
   const sql = `
-    WITH claimed AS (
-      INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
-      VALUES (?, ${placeholders}, 'PENDING', ?, 1, now(), now(), now())
+    WITH k AS (
+      INSERT INTO transaction_keys (provider_id, transaction_id, id, created_at) VALUES (?, ?, ?, now())
       ON CONFLICT (provider_id, transaction_id) DO NOTHING
-      RETURNING id, attempt
+      RETURNING id, created_at
+    ),
+    claimed AS (
+      INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
+      SELECT k.id, ${placeholders}, 'PENDING', ?, 1, now(), k.created_at, now() FROM k
+      RETURNING id, attempt, created_at
     )
-    INSERT INTO transaction_attempts (transaction_pk, attempt, request, started_at)
-    SELECT id, attempt, ?::json, now() FROM claimed
-    RETURNING transaction_pk AS pk, attempt`;
-  return { sql, bindings: [newId(), ...values, fingerprint(request), JSON.stringify(request)] };
+    INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request, started_at)
+    SELECT id, attempt, created_at, ?::json, now() FROM claimed
+    RETURNING transaction_pk AS pk, attempt, transaction_created_at::text AS "createdAt"`;
+  return { sql, bindings: [m.providerId, m.transactionId, newId(), ...values, fingerprint(request), JSON.stringify(request)] };
 }
 
 /**
  * Takes over a transactionId whose last attempt FAILED or whose PENDING attempt is older than the
  * in-flight window, as ONE atomic statement: the row is re-checked under its lock, so of several
- * concurrent repeats exactly one wins and appends its attempt; the others get no row.
+ * concurrent repeats exactly one wins and appends its attempt; the others get no row. A record
+ * whose month was archived is revived instead (reviveStatement).
  */
-export async function takeOverTransaction(db: Knex, pk: string, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
-  const result = await runPrepared<Claim>(db, takeOverStatement(pk, m, request, inFlightSeconds));
+export async function takeOverTransaction(db: Knex, existing: ExistingTransaction, m: MovementRecord, request: object, inFlightSeconds: number): Promise<Claim | null> {
+  const statement = existing.archived ? reviveStatement(m, request, inFlightSeconds) : takeOverStatement(existing.pk, existing.createdAt, m, request, inFlightSeconds);
+  const result = await runPrepared<Claim>(db, statement);
   return result.rows[0] ?? null;
 }
 
-/** By the primary key findTransaction read: the row is reached by a unique key whatever the planner knows. */
-export function takeOverStatement(pk: string, m: MovementRecord, request: object, inFlightSeconds: number): Statement {
+/**
+ * By the primary key findTransaction read: the row is reached by a unique key whatever the
+ * planner knows, in its one partition. Its day is marked for the daily rollups to recount: a
+ * takeover may rewrite what they counted (game, amount, currency).
+ */
+export function takeOverStatement(pk: string, createdAt: string, m: MovementRecord, request: object, inFlightSeconds: number): Statement {
   const rewritten = COLUMNS.filter(([, c]) => REWRITTEN.includes(c));
   const sql = `
     WITH claimed AS (
@@ -118,24 +134,29 @@ export function takeOverStatement(pk: string, m: MovementRecord, request: object
         status = 'PENDING', request_fingerprint = ?,
         attempt = attempt + 1, claimed_at = now(), updated_at = now(),
         balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
-      WHERE id = ?
+      WHERE id = ? AND created_at = ?::timestamptz
         -- The same movement: same player and category, and the caller's group, or the game (which
         -- the caller owns now: a game moved to another provider takes its open attempts with it).
         AND (group_id = ? OR game_id = ?)
         AND category = ?
         AND player_id = ?
         AND (status = 'FAILED' OR (status = 'PENDING' AND claimed_at <= now() - make_interval(secs => ?)))
-      RETURNING id, attempt
+      RETURNING id, attempt, created_at
+    ),
+    stale AS (
+      INSERT INTO rollup_stale_days (day) SELECT (created_at AT TIME ZONE 'UTC')::date FROM claimed
+      ON CONFLICT (day) DO UPDATE SET marked_at = now()
     )
-    INSERT INTO transaction_attempts (transaction_pk, attempt, request, started_at)
-    SELECT id, attempt, ?::json, now() FROM claimed
-    RETURNING transaction_pk AS pk, attempt`;
+    INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request, started_at)
+    SELECT id, attempt, created_at, ?::json, now() FROM claimed
+    RETURNING transaction_pk AS pk, attempt, transaction_created_at::text AS "createdAt"`;
   return {
     sql,
     bindings: [
       ...rewritten.map(([k]) => m[k]),
       fingerprint(request),
       pk,
+      createdAt,
       m.groupId,
       m.gameId,
       m.category,
@@ -146,21 +167,92 @@ export function takeOverStatement(pk: string, m: MovementRecord, request: object
   };
 }
 
-/** The record of a transactionId, as a named prepared statement: every replay runs it. */
+/**
+ * The takeover of a FAILED or abandoned transactionId whose month was archived (its key kept the
+ * last state): one statement moves the key to a new record in the current month, which goes on
+ * with the next attempt number; the archive keeps the earlier attempts. The key's row lock makes
+ * exactly one of concurrent repeats win, as for a takeover.
+ */
+export function reviveStatement(m: MovementRecord, request: object, inFlightSeconds: number): Statement {
+  const placeholders = COLUMNS.map(() => '?').join(', ');
+  const sql = `
+    WITH k AS (
+      -- RETURNING shows the new row: the old state comes from the joined read of the same key.
+      UPDATE transaction_keys key SET id = ?, created_at = now(), archived = NULL
+        FROM (SELECT archived AS last FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?) old
+      WHERE key.provider_id = ? AND key.transaction_id = ? AND key.archived IS NOT NULL
+        AND (key.archived->>'group_id' = ? OR (key.archived->>'game_id')::int = ?)
+        AND key.archived->>'category' = ?
+        AND key.archived->>'player_id' = ?
+        AND (key.archived->>'status' = 'FAILED'
+             OR (key.archived->>'status' = 'PENDING' AND (key.archived->>'claimed_at')::timestamptz <= now() - make_interval(secs => ?)))
+      RETURNING key.id, key.created_at, (old.last->>'attempt')::int + 1 AS attempt
+    ),
+    claimed AS (
+      INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
+      SELECT k.id, ${placeholders}, 'PENDING', ?, k.attempt, now(), k.created_at, now() FROM k
+      RETURNING id, attempt, created_at
+    )
+    INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request, started_at)
+    SELECT id, attempt, created_at, ?::json, now() FROM claimed
+    RETURNING transaction_pk AS pk, attempt, transaction_created_at::text AS "createdAt"`;
+  return {
+    sql,
+    bindings: [
+      newId(),
+      m.providerId,
+      m.transactionId,
+      m.providerId,
+      m.transactionId,
+      m.groupId,
+      m.gameId,
+      m.category,
+      m.playerId,
+      inFlightSeconds,
+      ...COLUMNS.map(([k]) => m[k]),
+      fingerprint(request),
+      JSON.stringify(request),
+    ],
+  };
+}
+
+/**
+ * The record of a transactionId, as a named prepared statement: every replay runs it. The key
+ * leads to the record's one partition; a key whose month was archived answers from its copy of
+ * the record's last state.
+ */
 export function findStatement(providerId: string, transactionId: string): Statement {
   return {
-    sql: `SELECT id, status, category, group_id, game_id, player_id, balance, username,
-                 extract(epoch from (now() - claimed_at))::float8 AS age_seconds
-            FROM transactions WHERE provider_id = ? AND transaction_id = ?`,
-    bindings: [providerId, transactionId],
+    sql: `SELECT k.id, k.created_at::text AS created_at, t.id IS NULL AS archived,
+                 coalesce(t.status, k.archived->>'status') AS status,
+                 coalesce(t.category, k.archived->>'category') AS category,
+                 coalesce(t.group_id, k.archived->>'group_id') AS group_id,
+                 coalesce(t.game_id, (k.archived->>'game_id')::int) AS game_id,
+                 coalesce(t.player_id, k.archived->>'player_id') AS player_id,
+                 CASE WHEN t.id IS NULL THEN (k.archived->>'balance')::numeric ELSE t.balance END AS balance,
+                 CASE WHEN t.id IS NULL THEN k.archived->>'username' ELSE t.username END AS username,
+                 extract(epoch from (now() - coalesce(t.claimed_at, (k.archived->>'claimed_at')::timestamptz)))::float8 AS age_seconds
+            FROM (SELECT id, created_at, archived FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?) k
+            -- By the key's values as parameters (InitPlans): a primary-key probe in the one partition
+            -- they select at execution, whatever the planner thinks of the other partitions' sizes.
+            LEFT JOIN transactions t
+              ON t.id = (SELECT id FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?)
+             AND t.created_at = (SELECT created_at FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?)`,
+    bindings: [providerId, transactionId, providerId, transactionId, providerId, transactionId],
   };
 }
 
 export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {
   const row = (await runPrepared<Record<string, any>>(db, findStatement(providerId, transactionId))).rows[0];
   if (!row) return null;
+  if (row.status === null) {
+    // A key whose record is gone without its state copied: a partition dropped by hand.
+    throw new AppError('INTERNAL_ERROR', 'The record of this transactionId is missing from the ledger');
+  }
   return {
     pk: row.id,
+    createdAt: row.created_at,
+    archived: row.archived,
     status: row.status,
     category: row.category,
     groupId: row.group_id,
@@ -195,13 +287,13 @@ export function successCtes(s: SuccessFacts): Statement {
   return {
     sql: `tx AS (
         UPDATE transactions SET status = 'SUCCESS', balance = ?, username = ?, completed_at = now(), updated_at = now()
-        WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id, settled_by
+        WHERE id = ? AND created_at = ?::timestamptz AND attempt = ? AND status = 'PENDING' RETURNING id, settled_by, settled_by_at
       ),
       att AS (
         UPDATE transaction_attempts SET outcome = 'SUCCESS', casino_status = ?, casino_body = ?, finished_at = now()
-        WHERE transaction_pk = ? AND attempt = ? RETURNING attempt
+        WHERE transaction_pk = ? AND attempt = ? AND transaction_created_at = ?::timestamptz RETURNING attempt
       )`,
-    bindings: [s.balance, s.username, s.claim.pk, s.claim.attempt, s.casinoStatus, s.casinoBody, s.claim.pk, s.claim.attempt],
+    bindings: [s.balance, s.username, s.claim.pk, s.claim.createdAt, s.claim.attempt, s.casinoStatus, s.casinoBody, s.claim.pk, s.claim.attempt, s.claim.createdAt],
   };
 }
 
@@ -210,11 +302,14 @@ export async function markFailed(db: Knex, claim: Claim, errorCode: string, erro
   await runPrepared(db, {
     sql: `WITH tx AS (
         UPDATE transactions SET status = 'FAILED', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
-        WHERE id = ? AND attempt = ? AND status = 'PENDING' RETURNING id
+        WHERE id = ? AND created_at = ?::timestamptz AND attempt = ? AND status = 'PENDING' RETURNING id
       )
     UPDATE transaction_attempts SET outcome = 'FAILED', error_code = ?, error_message = ?, casino_status = ?, casino_body = ?, finished_at = now()
-    WHERE transaction_pk = ? AND attempt = ?`,
-    bindings: [errorCode, errorMessage, claim.pk, claim.attempt, errorCode, errorMessage, outcome.casinoStatus ?? null, outcome.casinoBody ?? null, claim.pk, claim.attempt],
+    WHERE transaction_pk = ? AND attempt = ? AND transaction_created_at = ?::timestamptz`,
+    bindings: [
+      errorCode, errorMessage, claim.pk, claim.createdAt, claim.attempt,
+      errorCode, errorMessage, outcome.casinoStatus ?? null, outcome.casinoBody ?? null, claim.pk, claim.attempt, claim.createdAt,
+    ],
   });
 }
 

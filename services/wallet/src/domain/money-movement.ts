@@ -1,5 +1,5 @@
 import { AppError, finishingWork, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
-import { claimTransaction, findTransaction, markFailed, takeOverTransaction, type MovementRecord, type SuccessFacts } from '../data/transactions';
+import { claimTransaction, findTransaction, markFailed, takeOverTransaction, type Claim, type MovementRecord, type SuccessFacts } from '../data/transactions';
 import type { Account } from './balance';
 import type { ResolvedSession, SessionAccessDeps } from './session-access';
 
@@ -81,13 +81,13 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
       throw new AppError('TRANSACTION_IN_FLIGHT', 'An earlier attempt with this transactionId is still running', { headers: { 'Retry-After': String(wait) } });
     }
     // FAILED, or PENDING past the in-flight window: take it over (one concurrent repeat wins).
-    const takeover = await takeOverTransaction(deps.db, existing.pk, record, m.request, deps.inFlightSeconds);
+    const takeover = await takeOverTransaction(deps.db, existing, record, m.request, deps.inFlightSeconds);
     if (takeover) return attempt(deps, m, takeover);
   }
   throw new AppError('TRANSACTION_IN_FLIGHT', 'This transactionId is contended; repeat the request', { headers: { 'Retry-After': '1' } });
 }
 
-async function attempt(deps: MovementDeps, m: Movement, claim: { pk: string; attempt: number }): Promise<Account> {
+async function attempt(deps: MovementDeps, m: Movement, claim: Claim): Promise<Account> {
   const { resolved, record } = m;
   const answer = await deps.casinos.call(resolved.casino, m.operation, m.casinoBody());
   if (!answer.ok) {
