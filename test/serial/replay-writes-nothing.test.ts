@@ -33,8 +33,12 @@ describe('replays', () => {
 
     const tuple = () =>
       p.db.primary('transactions').where({ provider_id: world.providerId, transaction_id: body.transactionId }).first(p.db.primary.raw('xmax::text AS xmax'), p.db.primary.raw('ctid::text AS ctid'), 'attempt');
+    // The idempotency key the replay is found by (007_ledger_partitions): no lock on it either.
+    const keyTuple = () =>
+      p.db.primary('transaction_keys').where({ provider_id: world.providerId, transaction_id: body.transactionId }).first(p.db.primary.raw('xmax::text AS xmax'), p.db.primary.raw('ctid::text AS ctid'));
     const attempts = async () => Number((await p.db.primary('transaction_attempts as a').join('transactions as t', 't.id', 'a.transaction_pk').where({ 't.transaction_id': body.transactionId }).count({ n: '*' }))[0].n);
     const before = await tuple();
+    const keyBefore = await keyTuple();
     const attemptsBefore = await attempts();
     const casinoCalls = world.sandbox.countCalls({ providerId: world.providerId });
 
@@ -51,6 +55,8 @@ describe('replays', () => {
     }
     expect(await tuple()).toEqual(before);
     expect(before.xmax).toBe('0');
+    expect(await keyTuple()).toEqual(keyBefore);
+    expect(keyBefore.xmax).toBe('0');
     expect(await attempts()).toBe(attemptsBefore);
     expect(world.sandbox.countCalls({ providerId: world.providerId })).toBe(casinoCalls);
     // A replay that took a row lock wrote a lock record and a commit record: over 100 bytes each.
