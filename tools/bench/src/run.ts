@@ -14,6 +14,8 @@ const BENCHES: { name: string; scripts: string[]; when?: () => boolean }[] = [
   { name: 'round-ended', scripts: ['round-ended-bench.js'] },
   // The seed skips itself when its data set is already loaded (BENCH_RESEED=1 reloads it).
   { name: 'reporting', scripts: ['reporting-seed.js', 'reporting-bench.js'], when: () => process.env.BENCH_REPORTING === '1' },
+  // Loads the data set in the old layout and migrates it: minutes, and a database of its own.
+  { name: 'ledger-migration', scripts: ['ledger-migration-bench.js'], when: () => process.env.BENCH_LEDGER_MIGRATION === '1' },
 ];
 
 let failed = false;
@@ -33,7 +35,7 @@ for (const bench of BENCHES) {
 }
 
 // Each measured section, then its hand-written notes (`<name>-notes.md`) when there are some.
-const sections = ['money', 'round-ended', 'reporting']
+const sections = ['money', 'round-ended', 'reporting', 'ledger-migration']
   .flatMap((name) => [path.join(RESULTS, `${name}.md`), path.join(RESULTS, `${name}-notes.md`)])
   .filter((file) => existsSync(file))
   .map((file) => readFileSync(file, 'utf8').trim());
