@@ -183,7 +183,10 @@ describe('When a row reaches the ledger late, dated in the past', () => {
     const twoDaysAgo = new Date(Date.now() - 2 * 86400_000);
     const base = { provider_id: w.a.providerId, group_id: w.a.groupId, game_id: w.a.gameId, player_id: pl.playerId, session_id: pl.sessionId, round_id: `late-${randomUUID()}`, currency: 'EUR', language: 'en', request_fingerprint: 'x', category: 'CASH_IN', previous_transaction_id: `late-bet-${randomUUID()}` };
     const failedId = `late-credit-${randomUUID()}`;
-    await w.p.db.primary('transactions').insert({ ...base, id: randomUUID(), transaction_id: failedId, status: 'FAILED', error_code: 'INTEGRATION_TIMED_OUT', amount: '42.00', created_at: twoDaysAgo, claimed_at: twoDaysAgo });
+    const failedPk = randomUUID();
+    await w.p.db.primary('transactions').insert({ ...base, id: failedPk, transaction_id: failedId, status: 'FAILED', error_code: 'INTEGRATION_TIMED_OUT', amount: '42.00', created_at: twoDaysAgo, claimed_at: twoDaysAgo });
+    // Its idempotency key, as the wallet's claim writes it with every record (007_ledger_partitions).
+    await w.p.db.primary('transaction_keys').insert({ provider_id: w.a.providerId, transaction_id: failedId, id: failedPk, created_at: twoDaysAgo });
     const owed = await item('CREDIT_OWED', failedId);
     expect(owed.body.data).toMatchObject({ state: 'OPEN', amount: 42 });
     expect(owed.body.data.ageSeconds).toBeGreaterThan(47 * 3600);

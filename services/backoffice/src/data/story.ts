@@ -24,17 +24,38 @@ export interface AttemptRow {
   duration_ms: number | null;
 }
 
+/**
+ * A record by its casino's key, through the key records (007_ledger_partitions): the key's id and
+ * created_at, as InitPlan parameters, probe the record's primary key in its one partition. A
+ * record whose month was archived is not found.
+ */
+function byKey(read: Knex, table: 'rounds' | 'transactions', keyColumn: 'round_id' | 'transaction_id', providerId: string, key: string) {
+  const keys = table === 'rounds' ? 'round_keys' : 'transaction_keys';
+  const pick = (column: string) => read(keys).select(column).where({ provider_id: providerId, [keyColumn]: key });
+  return (q: Knex.QueryBuilder) => q.where(`${table}.id`, pick('id')).where(`${table}.created_at`, pick('created_at'));
+}
+
 export async function findRound(read: Knex, scope: OperatorScope, providerId: string, roundId: string) {
-  return scopedLedger(read, 'rounds', scope, { providerId, roundId }).first(ROUND_COLUMNS.map((c) => `rounds.${c}`));
+  return byKey(read, 'rounds', 'round_id', providerId, roundId)(scopedLedger(read, 'rounds', scope, { providerId, roundId })).first(
+    ROUND_COLUMNS.map((c) => `rounds.${c}`),
+  );
 }
 
 export async function findTransaction(read: Knex, scope: OperatorScope, providerId: string, transactionId: string) {
-  return scopedLedger(read, 'transactions', scope, { providerId, transactionId }).first(TRANSACTION_COLUMNS.map((c) => `transactions.${c}`));
+  return byKey(read, 'transactions', 'transaction_id', providerId, transactionId)(scopedLedger(read, 'transactions', scope, { providerId, transactionId })).first(
+    TRANSACTION_COLUMNS.map((c) => `transactions.${c}`),
+  );
 }
 
-/** A round's transactions, oldest first: the bet, then its credits and their retries. */
+/**
+ * A round's transactions, oldest first: the bet, then its credits and their retries. Read through
+ * (group_id, round_id) for every game provider (a game moved between providers keeps its older
+ * records under the first one): one index probe per provider and partition, never a scan.
+ */
 export async function roundTransactions(read: Knex, scope: OperatorScope, providerId: string, roundId: string): Promise<Record<string, unknown>[]> {
+  const groups = (await read('game_providers').select('group_id')).map((g: { group_id: string }) => g.group_id);
   return scopedLedger(read, 'transactions', scope, { providerId, roundId })
+    .whereRaw('transactions.group_id = ANY(?::text[])', [groups])
     .select(TRANSACTION_COLUMNS.map((c) => `transactions.${c}`))
     .orderBy([{ column: 'transactions.created_at', order: 'asc' }, { column: 'transactions.id', order: 'asc' }])
     .limit(1000);
