@@ -172,6 +172,8 @@ describe('the back office reference against the running platform', () => {
 
     await admin('GET', `money/reports?${mine}&groupBy=day,casino,game`, 200);
     await admin('GET', 'money/reports?groupBy=planet', 400);
+    await admin('GET', 'money/wallet-health', 200);
+    await admin('GET', 'money/wallet-health?window=week', 400);
     await admin('GET', `money/reports.csv?${mine}&groupBy=studio`, 200);
     await call('GET', 'money/reports.csv', 403, { headers: { cookie: `relay_bo_session=${support.sessionId}` } }); // support reads no reports
   });

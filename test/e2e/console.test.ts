@@ -115,6 +115,9 @@ describe('the web console', () => {
     const admin = await createOperator(w.p, 'admin', { type: 'platform' });
     const secret = await signInFirstTime(admin);
     await page.getByText(/Last 30 days in EUR/).waitFor();
+    // Casino wallet health: casino A's debits of the last hour, from the relay's records.
+    const health = page.getByRole('region', { name: 'Casino wallet health' });
+    await health.getByRole('row', { name: new RegExp(`${w.a.providerId} debit last hour`) }).waitFor();
     await screen('02-overview');
     // Keyboard: the first Tab reaches "Skip to content", whose Enter moves focus past the navigation.
     await page.keyboard.press('Tab');

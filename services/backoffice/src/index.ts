@@ -19,6 +19,7 @@ export { roundPath, transactionPath, TRANSACTION_CSV_COLUMNS, ROUND_CSV_COLUMNS 
 export { itemFilter, itemPaging, itemKey, decisionBody, ITEM_CSV_COLUMNS } from './routes/money-reconciliation';
 export { winFilter, winPaging, winPath, thresholdsPath, thresholdsBody, WIN_CSV_COLUMNS, DEFAULT_WIN_DAYS } from './routes/money-wins';
 export { reportQuery, reportPaging } from './routes/money-reports';
+export { walletHealthQuery } from './routes/money-health';
 export { ITEM_KINDS } from './data/reconciliation';
 /** Who may do what (for the reference's "who may call" lines, computed from these grants). */
 export { authorize, type Caller, type Permission } from './domain/access';

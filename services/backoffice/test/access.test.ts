@@ -160,6 +160,7 @@ const MONEY_ROUTES: [MoneyGrant, string, () => string, (() => unknown)?][] = [
   ['read', 'GET', () => `money/reconciliation/items/CREDIT_OWED/${a.providerId}/${uniqueId('tx')}`],
   ['read', 'GET', () => `money/flagged-wins?providerId=${a.providerId}`],
   ['read', 'GET', () => `money/flagged-wins.csv?providerId=${a.providerId}`],
+  ['read', 'GET', () => `money/wallet-health?providerId=${a.providerId}`],
   ['reports', 'GET', () => `money/reports?providerId=${a.providerId}`],
   ['reports', 'GET', () => `money/reports.csv?providerId=${a.providerId}`],
   ['act', 'POST', () => `money/reconciliation/items/CREDIT_OWED/${a.providerId}/${uniqueId('tx')}/acknowledge`, () => ({ note: 'table' })],

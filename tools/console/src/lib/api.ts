@@ -238,3 +238,17 @@ export interface ReportMeta {
 }
 
 export const storyPath = (providerId: string, roundId: string) => `/rounds/${encodeURIComponent(providerId)}/${encodeURIComponent(roundId)}`;
+
+/** One casino, one operation, one window of GET /money/wallet-health. */
+export interface WalletHealth {
+  providerId: string;
+  operation: 'debit' | 'credit';
+  window: 'hour' | 'day';
+  attempts: number;
+  ok: number;
+  declined: number;
+  casinoErrors: number;
+  errorRate: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+}

@@ -4,6 +4,7 @@ import { get, query, type FlaggedWin, type QueueMeta, type ReconciliationItem, t
 import { Money } from '../lib/format';
 import { MoneyChart } from '../shell/LazyChart';
 import { QueryState } from '../shell/State';
+import { WalletHealthPanel } from './WalletHealth';
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
@@ -70,6 +71,7 @@ export function Overview({ session }: { session: SessionInfo }) {
           )}
         </section>
       </div>
+      <WalletHealthPanel />
       {currencies.map((c) => (
         <MoneyChart
           key={c}

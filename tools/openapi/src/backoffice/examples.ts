@@ -190,3 +190,5 @@ export const thresholds = { providerId: ids.providerId, isDefault: false, ...thr
 const sums = { bets: 120, betSum: 300, payoutSum: 262.5, ggr: 37.5, roundsSettled: 119, roundsOpen: 1, distinctPlayers: 14 };
 export const reportRow = { day: '2026-11-21', providerId: ids.providerId, currency: 'EUR', ...sums };
 export const reportMeta = { total: 1, page: 1, limit: 100, from: '2026-11-21', to: '2026-11-21', groupBy: ['day', 'providerId', 'currency'], totals: [{ currency: 'EUR', ...sums }] };
+
+export const walletHealth = { providerId: ids.providerId, operation: 'debit', window: 'hour', attempts: 1200, ok: 1180, declined: 14, casinoErrors: 6, errorRate: 0.005, p50Ms: 42.5, p99Ms: 310.2 };

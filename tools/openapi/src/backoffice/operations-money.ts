@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  decisionBody, itemFilter, itemKey, itemPaging, reportPaging, reportQuery, roundFilter, roundPath, searchPaging, thresholdsBody, thresholdsPath,
+  decisionBody, itemFilter, walletHealthQuery, itemKey, itemPaging, reportPaging, reportQuery, roundFilter, roundPath, searchPaging, thresholdsBody, thresholdsPath,
   transactionFilter, transactionPath, winFilter, winPaging, winPath, ITEM_CSV_COLUMNS, ROUND_CSV_COLUMNS, TRANSACTION_CSV_COLUMNS, WIN_CSV_COLUMNS,
 } from '@relay/backoffice';
 import * as ex from './examples';
@@ -145,5 +145,12 @@ export const moneyOperations: BackofficeOperation[] = [
     method: 'get', path: '/backoffice/v1/money/reports.csv', operationId: 'exportMoneyReport', tag: 'Reports', access: 'read', parameterText: REPORT_PARAMS, permission: 'reports:read',
     summary: 'Export a report as CSV', description: 'The same period, grouping and filters as the report, every group.', query: reportQuery,
     csv: { description: CSV_HEAD, example: '# scope: casino demo-casino; filters: from=2026-11-01, to=2026-11-30, groupBy=day+currency\nday,currency,bets,betSum,payoutSum,ggr,roundsSettled,roundsOpen,distinctPlayers\n' },
+  },
+  {
+    method: 'get', path: '/backoffice/v1/money/wallet-health', operationId: 'walletHealth', tag: 'Reports', access: 'read', parameterText: PARAMS, permission: 'money:read',
+    summary: 'Each casino\'s wallet as the relay sees it: latency and error rate by operation',
+    description: 'From the relay\'s own records of every debit and credit attempt started in the last hour and the last day (transactions created in the last 32 days), per casino in scope and operation: finished attempts, how many the casino accepted, declined (4xx, a business answer) or failed (5xx, time-out, no connection, unusable answer), the error rate (failed / finished) and the p50 and p99 of the time from the call to its answer. Balance calls are not recorded in the ledger and are not counted (the `casino_calls_total` metric counts them).',
+    query: walletHealthQuery,
+    ok: { message: 'Wallet health fetched successfully', data: z.array(res.walletHealth), example: [ex.walletHealth] },
   },
 ];

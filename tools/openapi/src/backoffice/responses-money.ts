@@ -239,3 +239,18 @@ export const reportMeta = z.strictObject({
   groupBy: z.array(z.string()),
   totals: z.array(reportRow).meta({ description: 'Per currency, over the whole period and filters.' }),
 });
+
+export const walletHealth = z
+  .strictObject({
+    providerId: z.string(),
+    operation: z.enum(['debit', 'credit']),
+    window: z.enum(['hour', 'day']).meta({ description: 'Attempts started in the last hour, or the last day.' }),
+    attempts: z.number().int().meta({ description: 'Finished debit or credit attempts (running ones are not counted).' }),
+    ok: z.number().int().meta({ description: 'The casino accepted.' }),
+    declined: z.number().int().meta({ description: 'The casino refused with a 4xx (insufficient funds, limits): a business answer, not an error.' }),
+    casinoErrors: z.number().int().meta({ description: 'The casino failed: 5xx, time-out, no connection, an answer the relay could not use.' }),
+    errorRate: z.number().meta({ description: 'casinoErrors / attempts, from 0 to 1.' }),
+    p50Ms: z.number().nullable().meta({ description: 'Median time from the call to the answer (or the time-out), ms.' }),
+    p99Ms: z.number().nullable().meta({ description: '99th percentile of the same, ms.' }),
+  })
+  .meta({ id: 'WalletHealth', description: 'One casino, one operation, one window.' });
