@@ -6,6 +6,7 @@ import * as backofficeAccounts from './004_backoffice_accounts';
 import * as backofficeMoneyViews from './005_backoffice_money_views';
 import * as roundEndedNotifications from './006_round_ended_notifications';
 import * as ledgerPartitions from './007_ledger_partitions';
+import * as ledgerArchives from './008_ledger_archives';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '005_backoffice_money_views': backofficeMoneyViews,
   '006_round_ended_notifications': roundEndedNotifications,
   '007_ledger_partitions': ledgerPartitions,
+  '008_ledger_archives': ledgerArchives,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
