@@ -63,9 +63,10 @@ export function monthRange(month: string): { lo: string; hi: string } {
 }
 
 /** Rows of one month of one table, read through the parent (pruned to the one partition). */
-function monthRows(spec: TableSpec, month: string): { sql: string; values: string[] } {
+function monthRows(spec: TableSpec, month: string, alias: string = spec.table): { sql: string } {
   const { lo, hi } = monthRange(month);
-  return { sql: `${spec.table} WHERE ${spec.key} >= '${lo}' AND ${spec.key} < '${hi}'`, values: [] };
+  // lo and hi are built here from a YYYY-MM-DD month, never from a caller's text.
+  return { sql: `${spec.table} ${alias} WHERE ${alias}.${spec.key} >= '${lo}' AND ${alias}.${spec.key} < '${hi}'` };
 }
 
 /** Counts and sums of one month of one table, in SQL (the side the file is compared with). */
@@ -88,9 +89,9 @@ export async function sqlFacts(client: pg.ClientBase, spec: TableSpec, month: st
  * or changed in between changes it.
  */
 export async function rowDigest(client: pg.ClientBase, spec: TableSpec, month: string): Promise<string> {
-  const from = monthRows(spec, month).sql;
+  const from = monthRows(spec, month, 'r').sql;
   const { rows } = await client.query<{ d: string }>(
-    `SELECT count(*)::text || ':' || coalesce(sum(('x' || substr(md5(r::text), 1, 15))::bit(60)::bigint), 0)::text AS d FROM ${from.replace(spec.table, `${spec.table} r`)}`,
+    `SELECT count(*)::text || ':' || coalesce(sum(('x' || substr(md5(r::text), 1, 15))::bit(60)::bigint), 0)::text AS d FROM ${from}`,
   );
   return rows[0].d;
 }

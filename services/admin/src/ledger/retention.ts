@@ -62,6 +62,9 @@ export async function dueMonths(client: pg.ClientBase, retentionMonths: number):
        SELECT month FROM ledger_partitions
         WHERE month IS NOT NULL
           AND month < (date_trunc('month', now() AT TIME ZONE 'UTC') - make_interval(months => $1))::date
+          -- Partitions of a month already archived were made again (a restore into this database):
+          -- archiving them again would rewrite a link of the chain; they are left to the operator.
+          AND NOT EXISTS (SELECT 1 FROM ledger_archives a WHERE a.month = ledger_partitions.month AND a.state = 'archived')
        UNION
        SELECT month FROM ledger_archives WHERE state <> 'archived'
      ) m ORDER BY month`,
