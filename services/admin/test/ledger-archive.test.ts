@@ -10,6 +10,7 @@ import { applied, betBody, winBody } from '../../wallet/test/money-support';
 import { sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/ledger/archive';
 import { ensurePartitions, partitionHealth, registerPartitionMetrics } from '../src/ledger/partitions';
 import { runRetention, type RetentionStep } from '../src/ledger/retention';
+import { main as cliMain } from '../src/ledger/cli';
 import { restoreMonth } from '../src/ledger/restore';
 import { runJobOnce, jobLockSql } from '../src/ledger/scheduler';
 import { archiveStore } from '../src/ledger/store';
@@ -94,6 +95,19 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
     const facts: Record<string, TableFacts> = {};
     for (const spec of TABLE_SPECS) facts[spec.table] = await sqlFacts(client, spec, month);
     return facts;
+  }
+
+  /** `npm run ledger -- ...` in this process: its exit code, with this file's database and archive directory. */
+  async function cli(args: string[]): Promise<number> {
+    const saved = { ...process.env };
+    Object.assign(process.env, { DATABASE_URL: url, LEDGER_ARCHIVE_DIR: dir, LOG_LEVEL: 'silent' });
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      return await cliMain(args);
+    } finally {
+      write.mockRestore();
+      process.env = saved;
+    }
   }
 
   const retention = (step?: (name: RetentionStep, month: string) => void | Promise<unknown>) =>
@@ -264,6 +278,7 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
       await fs.rename(olderDir, `${olderDir}.gone`);
       const removed = await verifyChain(client, store);
       expect(removed.problems.join('\n')).toMatch(/manifest missing/);
+      expect(await cli(['verify'])).toBe(1);
       await fs.rename(`${olderDir}.gone`, olderDir);
 
       const file = path.join(dir, old.slice(0, 7), 'transactions.csv.gz');
@@ -280,6 +295,7 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
       expect((await verifyChain(client, store)).problems.join('\n')).toMatch(/manifest sha256 .* differs from the registry/);
       await fs.writeFile(manifestFile, manifestText);
       expect((await verifyChain(client, store)).problems).toEqual([]);
+      expect(await cli(['verify', '--deep'])).toBe(0);
     });
 
     it('When a month is restored into another database, then its counts and sums equal the manifest and the pre-archive SQL; a second restore is refused', async () => {
