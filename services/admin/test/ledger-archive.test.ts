@@ -48,8 +48,6 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
   beforeAll(async () => {
     await ensureDatabaseExists(url);
     await migrateToLatest(url);
-    await ensureDatabaseExists(restoreUrl);
-    await migrateToLatest(restoreUrl);
     p = await startPlatform({ services: ['launcher', 'wallet', 'admin'], env: { DATABASE_URL: url } });
     g = await startGameWorld(p);
     client = new pg.Client({ connectionString: url });

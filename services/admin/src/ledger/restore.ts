@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { ensureDatabaseExists, migrateToLatest } from '@relay/shared';
 import { compareFacts, loadTable, MANIFEST, monthRange, partitionName, sqlFacts, TABLE_SPECS, verifyFiles, type Manifest, type TableFacts } from './archive';
 import type { ArchiveStore } from './store';
 
@@ -26,6 +27,7 @@ export async function restoreMonth(store: ArchiveStore, month: string, databaseU
   if (problems.length) throw new Error(`the archive of ${month} does not match its manifest: ${problems.join('; ')}`);
 
   const first = `${month}-01`;
+  await prepareTarget(databaseUrl);
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'relay-ledger-restore' });
   await client.connect();
   try {
@@ -56,4 +58,19 @@ export async function restoreMonth(store: ArchiveStore, month: string, databaseU
   } finally {
     await client.end();
   }
+}
+
+/** A database that does not exist yet, or has no table at all, is created and given the current layout (a fresh dispute database). */
+async function prepareTarget(databaseUrl: string): Promise<void> {
+  await ensureDatabaseExists(databaseUrl);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let empty: boolean;
+  try {
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = current_schema()`);
+    empty = rows[0].n === 0;
+  } finally {
+    await client.end();
+  }
+  if (empty) await migrateToLatest(databaseUrl);
 }
