@@ -12,7 +12,7 @@ import { ensurePartitions, partitionHealth, registerPartitionMetrics } from '../
 import { runRetention, type RetentionStep } from '../src/ledger/retention';
 import { main as cliMain } from '../src/ledger/cli';
 import { restoreMonth } from '../src/ledger/restore';
-import { runJobOnce, jobLockSql } from '../src/ledger/scheduler';
+import { LedgerScheduler, runJobOnce, jobLockSql } from '../src/ledger/scheduler';
 import { archiveStore } from '../src/ledger/store';
 import { verifyChain } from '../src/ledger/verify';
 
@@ -161,6 +161,34 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
         await other.end();
       }
       expect(await runJobOnce(url, { name: 'partitions', intervalMs: 1000, run: async () => undefined }, logger)).toBe(true);
+    });
+  });
+
+  describe('the scheduler', () => {
+    it('When two replicas schedule the same job, then its runs never overlap, and after stop no run starts', async () => {
+      let running = 0;
+      let most = 0;
+      let runs = 0;
+      const job = {
+        name: `overlap-${process.pid}`,
+        intervalMs: 20,
+        run: async () => {
+          running += 1;
+          runs += 1;
+          most = Math.max(most, running);
+          await new Promise((resolve) => setTimeout(resolve, 60));
+          running -= 1;
+        },
+      };
+      const replicas = [new LedgerScheduler(url, logger, [job]), new LedgerScheduler(url, logger, [job])];
+      replicas.forEach((r) => r.start());
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await Promise.all(replicas.map((r) => r.stop()));
+      expect(runs).toBeGreaterThanOrEqual(3);
+      expect(most).toBe(1);
+      const after = runs;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(runs).toBe(after);
     });
   });
 

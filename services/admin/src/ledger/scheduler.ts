@@ -71,10 +71,17 @@ export class LedgerScheduler {
     }
   }
 
-  /** Stops the timers and waits for the runs in progress (the retention job is safe to interrupt, but finishing is tidier). */
-  async stop(): Promise<void> {
+  /**
+   * Stops the timers and waits a little for the runs in progress. A long archive run is not
+   * waited for: every job is safe to interrupt (the retention job's next run finishes the month),
+   * and the shutdown has its own deadline for the pools and the rest.
+   */
+  async stop(graceMs = 5000): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
-    await Promise.allSettled([...this.running]);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.allSettled([...this.running]), grace]);
+    clearTimeout(timer);
   }
 }
