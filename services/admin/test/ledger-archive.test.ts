@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
-import { createLogger, dropDatabase, ensureDatabaseExists, migrateToLatest, ServiceMetrics } from '@relay/shared';
+import { createLogger, dropDatabase, ensureDatabaseExists, loadConfig, migrateToLatest, ServiceMetrics } from '@relay/shared';
 import { startPlatform, type TestPlatform } from '../../../test/platform';
 import { startGameWorld, type GameWorld } from '../../../test/game';
 import { applied, betBody, winBody } from '../../wallet/test/money-support';
@@ -11,6 +11,7 @@ import { sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/le
 import { ensurePartitions, partitionHealth, registerPartitionMetrics } from '../src/ledger/partitions';
 import { runRetention, type RetentionStep } from '../src/ledger/retention';
 import { main as cliMain } from '../src/ledger/cli';
+import { ledgerJobs } from '../src/ledger';
 import { restoreMonth } from '../src/ledger/restore';
 import { LedgerScheduler, runJobOnce, jobLockSql } from '../src/ledger/scheduler';
 import { archiveStore } from '../src/ledger/store';
@@ -115,7 +116,10 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
     it('When months_ahead is raised and the job runs, then every money table has partitions that far ahead and the gauge says so', async () => {
       const query = (sql: string) => client.query(sql);
       expect((await partitionHealth(query)).monthsAhead).toEqual({ transactions: 3, transaction_attempts: 3, rounds: 3 });
-      expect(await ensurePartitions(client, 5)).toBe(6);
+      // The admin service's job, as configured by LEDGER_PARTITIONS_AHEAD_MONTHS.
+      const config = loadConfig({ ...process.env, DATABASE_URL: url, LEDGER_PARTITIONS_AHEAD_MONTHS: '5' });
+      const job = ledgerJobs(config, logger).find((j) => j.name === 'partitions')!;
+      expect(await runJobOnce(url, job, logger)).toBe(true);
       const health = await partitionHealth(query);
       expect(health.monthsAhead).toEqual({ transactions: 5, transaction_attempts: 5, rounds: 5 });
       const { rows } = await client.query(`SELECT parent_table FROM ledger_partitions WHERE month = (date_trunc('month', now() AT TIME ZONE 'UTC') + interval '5 months')::date`);
