@@ -9,7 +9,7 @@ import { startGameWorld, type GameWorld } from '../../../test/game';
 import { applied, betBody, winBody } from '../../wallet/test/money-support';
 import { sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/ledger/archive';
 import { ensurePartitions, partitionHealth, registerPartitionMetrics } from '../src/ledger/partitions';
-import { runRetention, type RetentionStep } from '../src/ledger/retention';
+import { pruneKeys, runRetention, type RetentionStep } from '../src/ledger/retention';
 import { main as cliMain } from '../src/ledger/cli';
 import { ledgerJobs } from '../src/ledger';
 import { restoreMonth } from '../src/ledger/restore';
@@ -165,6 +165,29 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
         await other.end();
       }
       expect(await runJobOnce(url, { name: 'partitions', intervalMs: 1000, run: async () => undefined }, logger)).toBe(true);
+    });
+  });
+
+  describe('keys past the idempotency window', () => {
+    it('When keys are older than IDEMPOTENCY_RETENTION_DAYS, then the job deletes them in batches and keeps the younger ones', async () => {
+      const provider = `prune-${process.pid}`;
+      await client.query(
+        `INSERT INTO transaction_keys (provider_id, transaction_id, id, created_at)
+         SELECT $1, 't' || i, gen_random_uuid(), now() - make_interval(days => CASE WHEN i <= 5 THEN 121 ELSE 119 END) FROM generate_series(1, 8) i`,
+        [provider],
+      );
+      await client.query(
+        `INSERT INTO round_keys (provider_id, round_id, id, created_at)
+         SELECT $1, 'r' || i, gen_random_uuid(), now() - make_interval(days => CASE WHEN i <= 3 THEN 200 ELSE 1 END) FROM generate_series(1, 4) i`,
+        [provider],
+      );
+      expect(await pruneKeys(client, 120, 2)).toBe(8);
+      const left = await client.query(
+        `SELECT (SELECT array_agg(transaction_id ORDER BY transaction_id) FROM transaction_keys WHERE provider_id = $1) AS t,
+                (SELECT array_agg(round_id) FROM round_keys WHERE provider_id = $1) AS r`,
+        [provider],
+      );
+      expect(left.rows[0]).toEqual({ t: ['t6', 't7', 't8'], r: ['r4'] });
     });
   });
 
