@@ -78,6 +78,19 @@ export const configSchema = z
     SIGNIN_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
     SIGNIN_MAX_FAILURES_PER_ADDRESS: positiveInt(30),
     SIGNIN_LOCKOUT_SECONDS: positiveInt(900),
+    // The ledger's lifecycle (docs/ledger.md): jobs of the admin service.
+    /** A repeated transactionId or roundId is recognised for at least this long after its first attempt. */
+    IDEMPOTENCY_RETENTION_DAYS: positiveInt(120),
+    LEDGER_PARTITIONS_AHEAD_MONTHS: positiveInt(3),
+    LEDGER_PARTITIONS_INTERVAL_SECONDS: positiveInt(3600),
+    /** Whole months older than this are archived and dropped; unset keeps everything. */
+    LEDGER_RETENTION_MONTHS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().positive().optional()),
+    LEDGER_RETENTION_INTERVAL_SECONDS: positiveInt(86400),
+    LEDGER_ARCHIVE_DIR: z.string().min(1).default('./var/ledger-archive'),
+    LEDGER_ARCHIVE_S3_BUCKET: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+    LEDGER_ARCHIVE_S3_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+    LEDGER_ARCHIVE_S3_REGION: z.string().default('us-east-1'),
+    LEDGER_ARCHIVE_S3_PREFIX: z.string().default(''),
   })
   .superRefine((env, ctx) => {
     // A PENDING attempt may only be taken over once its own casino call can no longer be running.

@@ -6,6 +6,7 @@ import * as backofficeAccounts from './004_backoffice_accounts';
 import * as backofficeMoneyViews from './005_backoffice_money_views';
 import * as roundEndedNotifications from './006_round_ended_notifications';
 import * as ledgerPartitions from './007_ledger_partitions';
+import * as ledgerArchives from './008_ledger_archives';
 import * as attemptsStartedBrin from './010_attempts_started_brin';
 
 interface Migration {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '005_backoffice_money_views': backofficeMoneyViews,
   '006_round_ended_notifications': roundEndedNotifications,
   '007_ledger_partitions': ledgerPartitions,
+  '008_ledger_archives': ledgerArchives,
   '010_attempts_started_brin': attemptsStartedBrin,
 };
 
