@@ -351,6 +351,35 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
       expect(await cli(['verify', '--deep'])).toBe(0);
     });
 
+    it('When a long query holds a money table, then the drop gives up after its short lock wait (money calls are held up no longer), the month stays whole, and a later run finishes', async () => {
+      const last = monthsBack(1);
+      const pl = await g.launchPlayer({ balance: 100 });
+      const bet = betBody(g, pl, { amount: 1.11 });
+      expect((await g.call('POST', '/api/balance/cash-out', bet)).status).toBe(200);
+      await moveIntoMonth(last, [bet.transactionId], [bet.roundId]);
+      const facts = await monthFacts(last);
+      const reader = new pg.Client({ connectionString: url });
+      await reader.connect();
+      try {
+        await reader.query('BEGIN');
+        await reader.query('SELECT count(*) FROM rounds');
+        const job = runRetention(client, { retentionMonths: 0, idempotencyDays: 120, store, logger, parentLockTimeoutMs: 200 });
+        const outcome = job.then(() => 'finished', (err: Error) => err.message);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const started = Date.now();
+        const other = await g.call('POST', '/api/balance/cash-out', betBody(g, pl, { amount: 1 }));
+        expect(other.status).toBe(200);
+        expect(Date.now() - started).toBeLessThan(1500);
+        expect(await outcome).toMatch(/lock timeout/);
+      } finally {
+        await reader.query('ROLLBACK').catch(() => undefined);
+        await reader.end();
+      }
+      expect(await monthFacts(last)).toEqual(facts);
+      expect((await runRetention(client, { retentionMonths: 0, idempotencyDays: 120, store, logger })).archived).toEqual([last.slice(0, 7)]);
+      expect(await verifyChain(client, store, { deep: true })).toEqual({ months: [older, old, last].map((m) => m.slice(0, 7)), problems: [] });
+    }, 30000);
+
     it('When a month is restored into another database, then its counts and sums equal the manifest and the pre-archive SQL; a second restore is refused', async () => {
       const report = await restoreMonth(store, older.slice(0, 7), restoreUrl);
       expect(report.tables).toEqual(before[older]);

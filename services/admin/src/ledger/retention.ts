@@ -44,8 +44,14 @@ export interface RetentionOptions {
   logger: Logger;
   /** Test hook: called at each step; throwing there simulates a crash at that point. */
   step?: (name: RetentionStep, month: string) => void | Promise<void>;
-  /** How long the final transaction waits for its locks before giving up until the next run. */
+  /** How long the final transaction waits for the month's partitions (only that month's writers queue behind it). */
   lockTimeoutMs?: number;
+  /**
+   * How long the DROP waits for its short ACCESS EXCLUSIVE lock on the parent tables: every money
+   * call queues behind a waiting DROP, so this is the longest a money call can be held up by it.
+   * On a time-out the final transaction is retried (up to 5 times, then the next run).
+   */
+  parentLockTimeoutMs?: number;
   keyBatch?: number;
 }
 
@@ -75,8 +81,17 @@ export async function dueMonths(client: pg.ClientBase, retentionMonths: number):
 
 export async function runRetention(client: pg.Client, options: RetentionOptions): Promise<{ archived: string[]; prunedKeys: number }> {
   const archived: string[] = [];
-  if (options.retentionMonths) {
-    for (const month of await dueMonths(client, options.retentionMonths)) {
+  if (options.retentionMonths !== undefined) {
+    const due = await dueMonths(client, options.retentionMonths);
+    const latest = await client.query<{ month: string }>(`SELECT to_char(max(month), 'YYYY-MM-DD') AS month FROM ledger_archives WHERE state = 'archived'`);
+    const behind = due.filter((m) => latest.rows[0].month && m < latest.rows[0].month);
+    if (behind.length) {
+      // The chain runs in month order: an older month archived now would not fit in it.
+      throw new Error(
+        `months ${behind.map(monthLabel).join(', ')} have partitions but are older than the latest archived month ${monthLabel(latest.rows[0].month)}: see docs/ledger.md, "Retention and archives"`,
+      );
+    }
+    for (const month of due) {
       // In month order, stopping at the first failure, so the chain never skips a month.
       await archiveMonth(client, month, options);
       archived.push(monthLabel(month));
@@ -91,13 +106,28 @@ export async function archiveMonth(client: pg.Client, month: string, options: Re
   await assertNoDefaultRows(client, month);
   for (let tries = 1; ; tries += 1) {
     const digests = await exportMonth(client, month, options);
-    const done = await finishMonth(client, month, digests, options);
+    const done = await finishWithRetries(client, month, digests, options);
     if (done) {
       log.info('ledger month archived and dropped');
       return;
     }
     log.warn({ tries }, 'ledger month changed after its export: exporting again');
     if (tries >= 3) throw new Error(`month ${monthLabel(month)} keeps changing; try again later`);
+  }
+}
+
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** The final transaction, tried again a few times when a lock was not granted in time (a long query held the table). */
+async function finishWithRetries(client: pg.Client, month: string, digests: Digests, options: RetentionOptions): Promise<boolean> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await finishMonth(client, month, digests, options);
+    } catch (err) {
+      if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= 5) throw err;
+      options.logger.warn({ month: monthLabel(month), attempt }, 'ledger month: a lock was not granted in time, trying again');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 }
 
@@ -216,6 +246,8 @@ async function finishMonth(client: pg.Client, month: string, digests: Digests, o
     ]);
     await options.step?.('keys-copied', label);
     await client.query(`UPDATE ledger_archives SET state = 'archived', archived_at = now(), updated_at = now() WHERE month = $1`, [month]);
+    // The parents' lock, held for the DROP and the commit only: a short wait, or retry later.
+    await client.query(`SET LOCAL lock_timeout = '${options.parentLockTimeoutMs ?? 500}ms'`);
     if (names.length) await client.query(`DROP TABLE ${names.join(', ')}`);
     await options.step?.('dropped', label);
     await client.query('COMMIT');
