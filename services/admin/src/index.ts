@@ -1,9 +1,13 @@
+import { registerPartitionMetrics } from './ledger/partitions';
 import { listen, type Runtime, type RunningServer } from '@relay/shared';
 import { createAdminApp } from './app';
 
 export { createAdminApp } from './app';
 
 export async function startAdmin(rt: Runtime, port: number): Promise<{ server: RunningServer }> {
+  // The partition gauges are read at each scrape, so every admin process shows them, whether or
+  // not it runs the ledger's jobs (main.ts does; a test platform does not).
+  registerPartitionMetrics(rt.metrics, (sql) => rt.db.primary.raw(sql));
   return { server: await listen(createAdminApp(rt), port, rt.config.SERVICE_HOST) };
 }
 

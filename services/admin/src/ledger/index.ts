@@ -1,6 +1,6 @@
 import type { Config, Runtime } from '@relay/shared';
 import type { Logger } from 'pino';
-import { ensurePartitions, registerPartitionMetrics } from './partitions';
+import { ensurePartitions } from './partitions';
 import { runRetention } from './retention';
 import { LedgerScheduler, type LedgerJob } from './scheduler';
 import { archiveStore } from './store';
@@ -34,9 +34,8 @@ export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
   ];
 }
 
-/** Starts the jobs and the partition gauges of /metrics; the returned function stops them (shutdown). */
+/** Starts the jobs (the partition gauges are registered by startAdmin); the returned function stops them (shutdown). */
 export function startLedgerMaintenance(rt: Runtime): () => Promise<void> {
-  registerPartitionMetrics(rt.metrics, (sql) => rt.db.primary.raw(sql));
   const scheduler = new LedgerScheduler(rt.config.DATABASE_URL, rt.logger, ledgerJobs(rt.config, rt.logger));
   scheduler.start();
   return () => scheduler.stop();
