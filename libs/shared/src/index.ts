@@ -25,3 +25,4 @@ export * from './reseal';
 export * from './operator-sessions';
 export * from './audit';
 export { onConnectionClose } from './connection';
+export * from './ledger-totals';

@@ -7,6 +7,7 @@ import * as backofficeMoneyViews from './005_backoffice_money_views';
 import * as roundEndedNotifications from './006_round_ended_notifications';
 import * as ledgerPartitions from './007_ledger_partitions';
 import * as ledgerArchives from './008_ledger_archives';
+import * as ledgerRollups from './009_ledger_rollups';
 import * as attemptsStartedBrin from './010_attempts_started_brin';
 
 interface Migration {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '006_round_ended_notifications': roundEndedNotifications,
   '007_ledger_partitions': ledgerPartitions,
   '008_ledger_archives': ledgerArchives,
+  '009_ledger_rollups': ledgerRollups,
   '010_attempts_started_brin': attemptsStartedBrin,
 };
 

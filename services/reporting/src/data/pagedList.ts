@@ -1,4 +1,4 @@
-import { AppError, type Knex } from '@relay/shared';
+import { AppError, ledgerCount, ROLLUP_COLUMNS, type Knex, type LedgerTable } from '@relay/shared';
 
 /**
  * The one paged-list query behind both reporting lists. Every query is scoped by group_id first
@@ -34,7 +34,7 @@ export interface Page<Row> {
 /** A reporting query that runs longer than this is cancelled on the server and answered 503. */
 export const QUERY_TIMEOUT_MS = 15000;
 
-export async function pagedList<Row>(read: Knex, table: string, columns: readonly string[], groupId: string, criteria: ListCriteria): Promise<Page<Row>> {
+export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: readonly string[], groupId: string, criteria: ListCriteria): Promise<Page<Row>> {
   const scoped = () => {
     const query = read(table).where(`${table}.group_id`, groupId);
     for (const [column, value] of Object.entries(criteria.equals)) query.where(`${table}.${column}`, value);
@@ -56,11 +56,34 @@ export async function pagedList<Row>(read: Knex, table: string, columns: readonl
     .select(columns.map((c) => `${table}.${c}`))
     .join(pageIds.as('page'), 'page.id', `${table}.id`)
     .orderByRaw(orderBy(table, criteria));
-  const countQuery = scoped().count({ total: '*' });
+  const countQuery = exactCount(read, table, groupId, criteria) ?? scoped().count({ total: '*' });
 
   // Count and page on two pooled connections at once: the answer takes the slower of the two, not the sum.
   const [rows, counted] = await Promise.all([withTimeout(rowsQuery), withTimeout(countQuery)]);
-  return { rows: rows as Row[], total: Number((counted as { total: string | number }[])[0].total) };
+  // A raw count answers { rows }, a builder's count the rows themselves.
+  const totals = Array.isArray(counted) ? counted : (counted as { rows: unknown[] }).rows;
+  return { rows: rows as Row[], total: Number((totals as { total: string | number }[])[0].total) };
+}
+
+/**
+ * The total from the daily rollups when every filter is one they keep (docs/ledger.md, "Exact
+ * totals"): exact, in time that depends on the days asked for, not on the provider's history.
+ * Archived months count nothing (their rows are gone from the list). Null: count live (a player,
+ * round or transactionId filter is selective and indexed).
+ */
+function exactCount(read: Knex, table: LedgerTable, groupId: string, criteria: ListCriteria): Knex.Raw | null {
+  if (!Object.keys(criteria.equals).every((c) => ROLLUP_COLUMNS[table].includes(c))) return null;
+  return ledgerCount(read, {
+    table,
+    from: criteria.createdFrom,
+    until: criteria.createdTo ? new Date(criteria.createdTo.getTime() + 1) : undefined,
+    requirePartition: true,
+    narrow: (q, alias) => {
+      q.where(`${alias}.group_id`, groupId);
+      for (const [column, value] of Object.entries(criteria.equals)) q.where(`${alias}.${column}`, value);
+      return q;
+    },
+  });
 }
 
 /**

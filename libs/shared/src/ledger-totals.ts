@@ -1,0 +1,145 @@
+import type { Knex } from 'knex';
+
+/**
+ * Exact aggregates of the money history from the daily rollups (migration 009, docs/ledger.md
+ * "Exact totals"). Every row matching a filter is counted exactly once, from one of three parts
+ * read in one statement (one snapshot):
+ *
+ * 1. the rollup of each whole day of the range that is counted and usable (not marked stale by a
+ *    takeover; for lists, in a month that still has its partition): rows final when counted;
+ * 2. the rows of those days that were unfinished when counted (PENDING, OPEN), read live by key;
+ * 3. every other instant of the range (today, the edge days of a from/to, stale or uncounted
+ *    days), counted live through the indexes, one created_at range at a time.
+ *
+ * The cost depends on the days of the range and on the rows of its live parts, not on the size of
+ * the ledger. Only filters on columns the rollups keep can be served so (see ROLLUP_COLUMNS); a
+ * caller with any other filter (player, round, transactionId, amount...) counts live: those
+ * filters are selective and indexed.
+ */
+
+export type LedgerTable = 'transactions' | 'rounds';
+
+/** The columns a filter or a grouping may name for the rollups to serve it. */
+export const ROLLUP_COLUMNS: Record<LedgerTable, readonly string[]> = {
+  transactions: ['group_id', 'provider_id', 'game_id', 'currency', 'category', 'status'],
+  rounds: ['group_id', 'provider_id', 'game_id', 'currency', 'status'],
+};
+
+/** A grouping column of a source: a rollup column, or the UTC day as YYYY-MM-DD. */
+export type SourceDim = 'day' | 'group_id' | 'provider_id' | 'game_id' | 'currency' | 'category' | 'status';
+
+export interface SourceSpec {
+  table: LedgerTable;
+  /** Inclusive lower bound on created_at; none: unbounded. */
+  from?: Date | string;
+  /** Exclusive upper bound on created_at; none: unbounded. */
+  until?: Date | string;
+  /**
+   * Narrows a query over `alias` (the table, its rollup or its player rollup: same column names)
+   * to the caller's scope and filters. It may only name ROLLUP_COLUMNS (players: not status nor category).
+   */
+  narrow: (query: Knex.QueryBuilder, alias: string) => Knex.QueryBuilder;
+  /** Output grouping, in order. */
+  dims: readonly SourceDim[];
+  /** Lists: an archived month (no partition) counts nothing. Reports: its rollups stay. */
+  requirePartition: boolean;
+}
+
+const ROLLUP_TABLE: Record<LedgerTable, string> = { transactions: 'ledger_rollup_transactions', rounds: 'ledger_rollup_rounds' };
+
+/** The sums of each part, under the same names: n (rows), amount | bet_amount, payout_amount. */
+const SUMS: Record<LedgerTable, { rollup: (a: string) => string; rows: (a: string) => string }> = {
+  transactions: {
+    rollup: (a) => `sum(${a}.n) AS n, sum(${a}.amount) AS amount`,
+    rows: (a) => `count(*) AS n, sum(${a}.amount) AS amount`,
+  },
+  rounds: {
+    rollup: (a) => `sum(${a}.n) AS n, sum(${a}.bet_amount) AS bet_amount, sum(${a}.payout_amount) AS payout_amount`,
+    rows: (a) => `count(*) AS n, sum(${a}.bet_amount) AS bet_amount, coalesce(sum(${a}.payout_amount), 0) AS payout_amount`,
+  },
+};
+
+const dimOfRollup = (d: SourceDim, a: string) => (d === 'day' ? `to_char(${a}.day, 'YYYY-MM-DD') AS day` : `${a}.${d}`);
+const dimOfRow = (d: SourceDim, a: string) => (d === 'day' ? `to_char((${a}.created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day` : `${a}.${d}`);
+
+function selectDims(read: Knex, q: Knex.QueryBuilder, dims: readonly SourceDim[], of: (d: SourceDim) => string, sums: string): Knex.QueryBuilder {
+  const list = [...dims.map(of), sums].join(', ');
+  q.select(read.raw(list));
+  if (dims.length) q.groupByRaw(dims.map((_, i) => String(i + 1)).join(', '));
+  return q;
+}
+
+function bound(v: Date | string | undefined): string | null {
+  if (v === undefined) return null;
+  return v instanceof Date ? v.toISOString() : v;
+}
+
+function usableDays(read: Knex, spec: SourceSpec): Knex.Raw {
+  return read.raw('SELECT day FROM ledger_rollup_days_usable(?, ?::timestamptz, ?::timestamptz, ?)', [
+    spec.table, bound(spec.from), bound(spec.until), spec.requirePartition,
+  ]);
+}
+
+/** Each live created_at range of the spec, joined to a query over the rows in it (alias `x`). */
+function overLiveRanges(read: Knex, spec: SourceSpec, perRange: Knex.QueryBuilder): Knex.Raw {
+  return read.raw(
+    `SELECT x.* FROM ledger_rollup_live_ranges(?, ?::timestamptz, ?::timestamptz, ?) g CROSS JOIN LATERAL (?) x`,
+    [spec.table, bound(spec.from), bound(spec.until), spec.requirePartition, perRange],
+  );
+}
+
+/**
+ * The aggregate source: rows of (dims..., n, sums) whose sums per group are exact. A group may
+ * appear once per part: the caller sums again (SELECT dims, sum(n) ... FROM (source) GROUP BY dims).
+ */
+export function ledgerSource(read: Knex, spec: SourceSpec): Knex.Raw {
+  const { table, dims } = spec;
+  const rollup = selectDims(read, spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('r.day IN (?)', [usableDays(read, spec)]), dims,
+    (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
+  const unfinished = selectDims(
+    read,
+    spec.narrow(
+      read('ledger_rollup_unfinished as u')
+        .join(`${table} as t`, (j) => j.on('t.id', 'u.id').andOn('t.created_at', 'u.created_at'))
+        .where('u.parent', table)
+        .whereRaw('u.day IN (?)', [usableDays(read, spec)]),
+      't',
+    ),
+    dims,
+    (d) => dimOfRow(d, 't'),
+    SUMS[table].rows('t'),
+  );
+  const live = selectDims(read, spec.narrow(read(`${table} as t`), 't').whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi'), dims,
+    (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
+  return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, spec, live)]);
+}
+
+/**
+ * The distinct players with a successful bet, per group of dims (no status nor category among
+ * them): rows of (dims..., player_id), possibly repeated across parts; count(DISTINCT player_id)
+ * over them is exact.
+ */
+export function ledgerPlayers(read: Knex, spec: Omit<SourceSpec, 'table'>): Knex.Raw {
+  const s: SourceSpec = { ...spec, table: 'transactions' };
+  const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.player_id`].join(', ');
+  const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
+  const rollup = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('r.day IN (?)', [usableDays(read, s)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
+  const unfinished = bets(
+    spec.narrow(
+      read('ledger_rollup_unfinished as u')
+        .join('transactions as t', (j) => j.on('t.id', 'u.id').andOn('t.created_at', 'u.created_at'))
+        .where('u.parent', 'transactions')
+        .whereRaw('u.day IN (?)', [usableDays(read, s)]),
+      't',
+    ),
+  ).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
+  const live = bets(spec.narrow(read('transactions as t'), 't'))
+    .whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi')
+    .distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
+  return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, s, live)]);
+}
+
+/** The exact number of rows of a source with no grouping. */
+export function ledgerCount(read: Knex, spec: Omit<SourceSpec, 'dims'>): Knex.Raw {
+  return read.raw('SELECT coalesce(sum(s.n), 0)::bigint AS total FROM (?) s', [ledgerSource(read, { ...spec, dims: [] })]);
+}

@@ -1,0 +1,130 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import knexFactory, { type Knex } from 'knex';
+import { dropDatabase, ledgerCount, migrateToLatest, type LedgerTable } from '@relay/shared';
+import { notClosed, runRollups } from '../src/ledger/rollups';
+
+/**
+ * Exact totals from the daily rollups (docs/ledger.md, "Exact totals"): on random data over six
+ * days, rolled up, then changed the ways the ledger changes after a day was counted (PENDING
+ * answered, FAILED taken over: the wallet's takeover marks its day, OPEN rounds settled, new rows
+ * today), the rollup total of random filter combinations equals count(*) of the same filter,
+ * before and after the job counts again.
+ */
+const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const url = `${base}/relay_rollups_${Date.now()}_${randomBytes(3).toString('hex')}`;
+let db: Knex;
+
+const GROUPS = ['g1', 'g2'];
+const CASINOS = ['c1', 'c2', 'c3'];
+const GAMES = [1, 2];
+const CURRENCIES = ['EUR', 'USD'];
+const DAY_MS = 86_400_000;
+const startOfToday = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
+
+async function fill(rows: number, fromDaysAgo: number, toDaysAgo: number): Promise<void> {
+  const tx: Record<string, unknown>[] = [];
+  const rounds: Record<string, unknown>[] = [];
+  for (let i = 0; i < rows; i++) {
+    const at = new Date(startOfToday - fromDaysAgo * DAY_MS + Math.floor(Math.random() * (fromDaysAgo - toDaysAgo) * DAY_MS));
+    if (at.getTime() > Date.now() - 1000) continue;
+    const common = { provider_id: pick(CASINOS), group_id: pick(GROUPS), game_id: pick(GAMES), currency: pick(CURRENCIES), player_id: `p${i % 7}`, session_id: 's', language: 'en', created_at: at };
+    const r = Math.random();
+    tx.push({
+      ...common, id: randomUUID(), transaction_id: `t-${randomUUID()}`, round_id: `r${i}`, category: pick(['CASH_OUT', 'CASH_IN']),
+      status: r < 0.15 ? 'PENDING' : r < 0.3 ? 'FAILED' : 'SUCCESS', amount: (Math.floor(Math.random() * 10000) / 100).toFixed(2), request_fingerprint: 'x', claimed_at: at,
+    });
+    rounds.push({ ...common, id: randomUUID(), round_id: `r-${randomUUID()}`, status: Math.random() < 0.2 ? 'OPEN' : 'SETTLED', bet_amount: '1.00', bet_transaction_id: 'b', opened_at: at });
+  }
+  await db.batchInsert('transactions', tx, 500);
+  await db.batchInsert('rounds', rounds, 500);
+}
+
+/** How the ledger changes after a day was counted. */
+async function changeAfterCounting(): Promise<void> {
+  await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 20)`);
+  // A takeover rewrites a FAILED record (here its game and amount) and marks its day, as the wallet's statement does.
+  await db.raw(`WITH taken AS (
+      UPDATE transactions SET status = 'PENDING', game_id = 3 - game_id, amount = amount + 1
+       WHERE id IN (SELECT id FROM transactions WHERE status = 'FAILED' ORDER BY random() LIMIT 10) RETURNING created_at)
+    INSERT INTO rollup_stale_days (day) SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date FROM taken ON CONFLICT (day) DO UPDATE SET marked_at = now()`);
+  await db.raw(`UPDATE rounds SET status = 'SETTLED' WHERE id IN (SELECT id FROM rounds WHERE status = 'OPEN' ORDER BY random() LIMIT 20)`);
+  await fill(100, 0, -1); // today, after the job looked
+}
+
+const filterArb = (table: LedgerTable) =>
+  fc.record({
+    group_id: fc.option(fc.constantFrom(...GROUPS), { nil: undefined }),
+    provider_id: fc.option(fc.constantFrom(...CASINOS), { nil: undefined }),
+    game_id: fc.option(fc.constantFrom(...GAMES), { nil: undefined }),
+    currency: fc.option(fc.constantFrom(...CURRENCIES), { nil: undefined }),
+    status: fc.option(table === 'transactions' ? fc.constantFrom('PENDING', 'FAILED', 'SUCCESS') : fc.constantFrom('OPEN', 'SETTLED'), { nil: undefined }),
+    category: fc.option(fc.constantFrom('CASH_OUT', 'CASH_IN'), { nil: undefined }),
+    // Hours from the start of the data, any alignment: whole days and partial edges.
+    fromHours: fc.option(fc.integer({ min: 0, max: 7 * 24 }), { nil: undefined }),
+    spanHours: fc.option(fc.integer({ min: 0, max: 7 * 24 }), { nil: undefined }),
+  });
+
+async function compare(table: LedgerTable, f: Awaited<ReturnType<ReturnType<typeof filterArb>['generate']>>['value']): Promise<void> {
+  const equals: Record<string, string | number> = {};
+  for (const c of ['group_id', 'provider_id', 'game_id', 'currency', 'status', ...(table === 'transactions' ? ['category'] : [])] as const) {
+    const v = f[c as keyof typeof f];
+    if (v !== undefined) equals[c] = v as string | number;
+  }
+  const from = f.fromHours === undefined ? undefined : new Date(startOfToday - 6 * DAY_MS + f.fromHours * 3_600_000 + 1234);
+  const until = f.spanHours === undefined ? undefined : new Date((from?.getTime() ?? startOfToday - 6 * DAY_MS) + f.spanHours * 3_600_000);
+  const live = db(table).where(equals);
+  if (from) live.where('created_at', '>=', from);
+  if (until) live.where('created_at', '<', until);
+  const expected = Number((await live.count({ n: '*' }))[0].n);
+  const counted = await ledgerCount(db, {
+    table, from, until, requirePartition: true,
+    narrow: (q, alias) => { for (const [c, v] of Object.entries(equals)) q.where(`${alias}.${c}`, v); return q; },
+  });
+  expect({ table, equals, from, until, total: Number(counted.rows[0].total) }).toEqual({ table, equals, from, until, total: expected });
+}
+
+beforeAll(async () => {
+  await migrateToLatest(url);
+  db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
+  await db.raw(`SELECT ledger_create_partition(p, (now() - interval '7 days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
+  await fill(3000, 6, 0);
+}, 60000);
+afterAll(async () => {
+  await db?.destroy();
+  await dropDatabase(url);
+});
+
+describe('exact totals from the daily rollups', () => {
+  it('When the closed days were counted and the ledger then changed, then every total of random filters equals count(*), before and after the next count', async () => {
+    const first = await runRollups(db, { closeMarginMs: 0 });
+    expect(first?.rolled.length).toBeGreaterThanOrEqual(5);
+    await changeAfterCounting();
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
+    }
+    const second = await runRollups(db, { closeMarginMs: 0 });
+    expect(second?.recounted.length).toBeGreaterThan(0);
+    expect(Number((await db.raw('SELECT count(*) AS n FROM rollup_stale_days')).rows[0].n)).toBe(0);
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
+    }
+  }, 120000);
+
+  it('When a transaction that began before a day ended is still open, then that day is not closed; once it ends, it is', async () => {
+    // Today, judged as if it had ended a day early (margin -24 h): the holder began before its end.
+    const today = new Date(startOfToday).toISOString().slice(0, 10);
+    const sql = async <T,>(text: string, bindings: readonly unknown[] = []) => (await db.raw(text, bindings as Knex.RawBinding[])).rows as T[];
+    const holder = await db.transaction();
+    try {
+      await holder.raw('SELECT txid_current()');
+      expect(await notClosed(sql, today, -DAY_MS)).toMatch(/transaction\(s\) that started before the day ended are still running/);
+    } finally {
+      await holder.rollback();
+    }
+    expect(await notClosed(sql, today, -DAY_MS)).toBeNull();
+    // And a day that has not ended is never closed.
+    expect(await notClosed(sql, today, 0)).toMatch(/has not ended/);
+  });
+});
