@@ -49,7 +49,7 @@ export interface RollupRun {
 export async function runRollups(db: Knex, options: RollupOptions = {}): Promise<RollupRun | null> {
   const maxDays = options.maxDays ?? 31;
   const margin = options.closeMarginMs ?? CLOSE_MARGIN_MS;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   const client = db.client as any;
   const conn = await client.acquireConnection();
   const sql = async <T = Record<string, unknown>>(text: string, bindings: readonly unknown[] = []): Promise<T[]> =>
