@@ -14,7 +14,7 @@ import {
   type Knex,
 } from '@relay/shared';
 import { createReportingApp, encodeCursor, FIRST_PAGE } from '@relay/reporting';
-import { BENCH_DATABASE_URL, groupId, providerId } from './reporting-data';
+import { BENCH_DATABASE_URL, groupId, providerId, readOnly, scaleLabel } from './reporting-data';
 import { bytesReport, ledgerBytes } from './ledger-bytes';
 
 /**
@@ -30,7 +30,7 @@ import { bytesReport, ledgerBytes } from './ledger-bytes';
  *   BENCH_REPORTING_LARGE_URL  the larger one (default postgres://postgres@127.0.0.1:5432/relay_bench_30m)
  *   BENCH_SAMPLES              timed requests per scenario and database (default 60, after 5 warm-up requests each)
  *
- * Read-only on both databases: it never seeds, writes or drops them.
+ * Read-only on both databases (every connection runs with default_transaction_read_only).
  */
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
@@ -93,20 +93,13 @@ interface Target {
 
 const caller = groupId(1);
 
-/** "5M", "30M", "40k": the size of a data set by its transactions. */
-export function scaleLabel(transactions: number): string {
-  if (transactions >= 1_000_000) return `${Number((transactions / 1_000_000).toFixed(1))}M`;
-  if (transactions >= 1_000) return `${Number((transactions / 1_000).toFixed(1))}k`;
-  return String(transactions);
-}
-
 async function openTarget(url: string, config: ReturnType<typeof loadConfig>): Promise<Target> {
-  const meta = new pg.Client({ connectionString: url, application_name: 'relay-bench-reporting-meta' });
+  const meta = new pg.Client({ connectionString: readOnly(url), application_name: 'relay-bench-reporting-meta' });
   await meta.connect();
   const info = await meta.query(`SELECT seeded_at, finished, rounds, transactions FROM bench_seed_info`).catch(() => ({ rows: [] as Record<string, unknown>[] }));
   const seed = info.rows[0] as Seed | undefined;
   if (!seed?.finished) throw new Error(`${new URL(url).pathname.slice(1)} is not seeded: run reporting-seed on it first`);
-  const read = createKnex(url, 10, 'relay-bench-reporting');
+  const read = createKnex(readOnly(url), 10, 'relay-bench-reporting');
   const metrics = new ServiceMetrics('reporting');
   const app = createReportingApp({
     read,
