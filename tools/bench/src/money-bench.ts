@@ -155,16 +155,19 @@ export async function runMoneyBench(): Promise<string> {
   }
 }
 
-async function call(method: string, url: string, token: string, body?: unknown): Promise<any> {
+export async function call(method: string, url: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = await res.json().catch(() => null);
   if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json)}`);
   return json;
 }
 
-async function provision(base: string, adminToken: string, sandboxUrl: string) {
-  const groupId = 'bench-studio';
-  const providerId = 'bench-casino';
+/**
+ * The studio, game and casino the load plays under. The names differ from the reporting seed's
+ * (bench-grp-N, bench-cas-NN, games 9000xx), so the same provisioning works on a seeded database.
+ */
+export async function provision(base: string, adminToken: string, sandboxUrl: string, names = { groupId: 'bench-studio', providerId: 'bench-casino' }) {
+  const { groupId, providerId } = names;
   const gameId = 4242;
   const walletSecret = randomBytes(24).toString('base64url');
   await call('PUT', `${base}/admin/v1/game-providers/${groupId}`, adminToken, { name: 'Bench Studio' });
@@ -175,9 +178,9 @@ async function provision(base: string, adminToken: string, sandboxUrl: string) {
   return { groupId, providerId, gameId, walletSecret, launchKey: casino.launchKey as string, providerToken: token };
 }
 
-async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<ReturnType<typeof provision>>): Promise<Player[]> {
+export async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<ReturnType<typeof provision>>, count = PLAYERS): Promise<Player[]> {
   const players: Player[] = [];
-  for (let i = 0; i < PLAYERS; i++) {
+  for (let i = 0; i < count; i++) {
     const playerId = `p${i}`;
     const walletToken = randomBytes(16).toString('hex');
     await call('POST', `${sandboxUrl}/_control/players`, '', { providerId: world.providerId, playerId, walletToken, balance: 1_000_000_000 });
