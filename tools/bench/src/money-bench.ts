@@ -170,12 +170,15 @@ export async function provision(base: string, adminToken: string, sandboxUrl: st
   const { groupId, providerId } = names;
   const gameId = 4242;
   const walletSecret = randomBytes(24).toString('base64url');
+  // Our own launch key: a generated one is shown only when the casino is created, and on a
+  // database that already has this casino (a second run at scale) the PUT updates it.
+  const launchKey = randomBytes(32).toString('base64url');
   await call('PUT', `${base}/admin/v1/game-providers/${groupId}`, adminToken, { name: 'Bench Studio' });
   const token = (await call('POST', `${base}/admin/v1/game-providers/${groupId}/tokens`, adminToken)).data.token as string;
   await call('PUT', `${base}/admin/v1/games/${gameId}`, adminToken, { name: 'Bench Crash', groupId, frontendUrl: 'https://game.example.com/' });
-  const casino = (await call('PUT', `${base}/admin/v1/casinos/${providerId}`, adminToken, { name: 'Bench Casino', walletUrl: `${sandboxUrl}/wallet`, walletSecret })).data;
+  await call('PUT', `${base}/admin/v1/casinos/${providerId}`, adminToken, { name: 'Bench Casino', walletUrl: `${sandboxUrl}/wallet`, walletSecret, launchKey });
   await call('POST', `${sandboxUrl}/_control/secrets`, '', { providerId, secret: walletSecret });
-  return { groupId, providerId, gameId, walletSecret, launchKey: casino.launchKey as string, providerToken: token };
+  return { groupId, providerId, gameId, walletSecret, launchKey, providerToken: token };
 }
 
 export async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<ReturnType<typeof provision>>, count = PLAYERS): Promise<Player[]> {
