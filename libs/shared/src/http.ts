@@ -29,9 +29,9 @@ export interface PageMeta {
   totalPages: number;
 }
 
-/** Meta of a list walked with a keyset cursor: nextCursor is null after the last page. */
+/** Meta of a list walked with a keyset cursor: nextCursor is null after the last page; total on the first page only. */
 export interface CursorMeta {
-  total: number;
+  total?: number;
   limit: number;
   nextCursor: string | null;
 }

@@ -24,7 +24,8 @@ describe('GET /api/v1/rounds and /api/v1/transactions with cursor', () => {
     let pages = 0;
     while (cursor !== null) {
       const page = await body(`/api/v1/${route}?${query}&limit=${limit}&cursor=${encodeURIComponent(cursor)}`);
-      expect(Object.keys(page.meta).sort()).toEqual(['limit', 'nextCursor', 'total']);
+      // The total on the first page only: the later pages of a walk do not count again.
+      expect(Object.keys(page.meta).sort()).toEqual(pages === 0 ? ['limit', 'nextCursor', 'total'] : ['limit', 'nextCursor']);
       expect(page.meta.limit).toBe(limit);
       ids.push(...page.data.map((r) => r.id));
       cursor = page.meta.nextCursor as string | null;
@@ -121,7 +122,7 @@ describe('GET /api/v1/rounds and /api/v1/transactions with cursor', () => {
     const res = await get(p, `/api/v1/rounds?limit=2&cursor=${encodeURIComponent(first.meta.nextCursor as string)}`, other.providerToken);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);
-    expect(res.body.meta.total).toBe(0);
+    expect(res.body.meta).toEqual({ limit: 2, nextCursor: null });
   });
 
   it('When paged with page and limit, then meta is exactly as before', async () => {

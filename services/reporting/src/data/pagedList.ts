@@ -41,7 +41,8 @@ export interface ListCriteria {
 
 export interface Page<Row> {
   rows: Row[];
-  total: number;
+  /** Absent on the later pages of a keyset walk: the walk learnt it on its first page. */
+  total?: number;
   /** Keyset paging only: where the next page starts, null when this page was the last. */
   next?: KeysetPosition | null;
 }
@@ -76,11 +77,14 @@ export async function pagedList<Row>(read: Knex, table: string, columns: readonl
     .join(pageIds.as('page'), 'page.id', `${table}.id`)
     .orderByRaw(orderBy(table, criteria));
   if (keyset) rowsQuery.select(read.raw(`${keyText(table, criteria.sort)} as page_key`));
+  // A walk's later pages skip the count: it does not change what the walk reads, and it would
+  // make every page cost as much as counting the whole filter.
+  const counting = !keyset || criteria.after === null;
   const countQuery = scoped().count({ total: '*' });
 
   // Count and page on two pooled connections at once: the answer takes the slower of the two, not the sum.
-  const [rows, counted] = await Promise.all([withTimeout<Row[]>(rowsQuery), withTimeout(countQuery)]);
-  const total = Number((counted as { total: string | number }[])[0].total);
+  const [rows, counted] = await Promise.all([withTimeout<Row[]>(rowsQuery), counting ? withTimeout(countQuery) : Promise.resolve(null)]);
+  const total = counted ? Number((counted as { total: string | number }[])[0].total) : undefined;
   if (!keyset) return { rows, total };
   const page = rows.slice(0, criteria.limit) as (Row & { page_key: string | null; id: string })[];
   const last = page[page.length - 1];

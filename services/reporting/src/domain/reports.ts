@@ -30,7 +30,8 @@ export interface ListRequest<Sort extends string, Filters> {
 /** A list page; nextCursor only when the request walked with a cursor (null after the last page). */
 export interface Listed<Row> {
   rows: Row[];
-  total: number;
+  /** Always for page/limit; for a cursor walk, on its first page only. */
+  total?: number;
   nextCursor?: string | null;
 }
 

@@ -49,8 +49,11 @@ export function rangeInOrder(value: { from?: Date; to?: Date }, ctx: z.Refinemen
   }
 }
 
-/** Page meta exactly as before for page/limit; for a cursor walk, the total, the limit and the next cursor. */
-export function listMeta(result: { total: number; nextCursor?: string | null }, page: number, limit: number): ListMeta {
-  if (result.nextCursor === undefined) return pageMeta(result.total, page, limit);
-  return { total: result.total, limit, nextCursor: result.nextCursor };
+/**
+ * Page meta exactly as before for page/limit; for a cursor walk the limit and the next cursor,
+ * with the total on the first page (cursor=start) only.
+ */
+export function listMeta(result: { total?: number; nextCursor?: string | null }, page: number, limit: number): ListMeta {
+  if (result.nextCursor === undefined) return pageMeta(result.total ?? 0, page, limit);
+  return result.total === undefined ? { limit, nextCursor: result.nextCursor } : { total: result.total, limit, nextCursor: result.nextCursor };
 }

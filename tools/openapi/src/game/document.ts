@@ -58,7 +58,7 @@ export function gameDocument(): Record<string, unknown> {
   const listText = {
     page: '1-based page number; default 1. Served by skipping index entries, so a page costs more the deeper it is; walk long lists with `cursor` instead.',
     limit: 'Page size; default 20, at most 100.',
-    cursor: 'Keyset paging: `start` for the first page, then `meta.nextCursor` of the previous answer with the same filters and sort, until it is null. Every page costs the same however deep; the answer\'s `meta` is then `{total, limit, nextCursor}`. Not with `page`. A cursor of another list or sort is refused with 400.',
+    cursor: 'Keyset paging: `start` for the first page, then `meta.nextCursor` of the previous answer with the same filters and sort, until it is null. Every page costs the same however deep; the answer\'s `meta` is then `{limit, nextCursor}`, with the exact `total` on the first page only. Not with `page`. A cursor of another list or sort is refused with 400.',
   };
 
   doc.add({
