@@ -92,7 +92,9 @@ async function main(): Promise<void> {
   ];
 
   const results: Measured[] = [];
-  for (const [name, urlPath] of scenarios) {
+  // BENCH_BACKOFFICE_ONLY=export: the export alone (a what-if run; not recorded in results).
+  const exportOnly = process.env.BENCH_BACKOFFICE_ONLY === 'export';
+  for (const [name, urlPath] of exportOnly ? [] : scenarios) {
     const first = await get(urlPath);
     console.log(`${name}: first answer ${first.ms.toFixed(0)} ms`);
     for (let i = 1; i < WARMUP; i += 1) await get(urlPath);
@@ -136,9 +138,11 @@ async function main(): Promise<void> {
     '|---:|---:|---:|---:|---:|---:|---:|',
     `| ${exported.rows.toLocaleString('en')} | ${exported.seconds.toFixed(1)} | ${Math.round(exported.rows / exported.seconds).toLocaleString('en')} | ${exported.bytes.toLocaleString('en')} | ${mb(exported.rssBefore)} | ${mb(exported.rssPeak)} | ${mb(exported.heapPeak)} |`,
   ];
-  mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-  writeFileSync(RESULTS_FILE, `${lines.join('\n')}\n`);
-  console.log(`written ${RESULTS_FILE}`);
+  if (!exportOnly) {
+    mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+    writeFileSync(RESULTS_FILE, `${lines.join('\n')}\n`);
+    console.log(`written ${RESULTS_FILE}`);
+  }
 
   await server.close(1000);
   await closeRuntime(rt);
