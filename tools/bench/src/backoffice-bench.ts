@@ -35,6 +35,8 @@ interface Measured {
   p95: number;
   max: number;
   rows: number;
+  /** Answers 503 (the time limit of a back-office statement). */
+  timedOut: number;
 }
 
 async function main(): Promise<void> {
@@ -74,8 +76,10 @@ async function main(): Promise<void> {
     const res = await fetch(`${server.url}/backoffice/v1${urlPath}`, { headers: { 'x-relay-identity': await identity() } });
     const body = (await res.json()) as { data: unknown };
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    // A 503 is the back office's time limit: a figure of the scenario, not a failure of the benchmark.
+    if (res.status === 503) return { ms, rows: 0, timedOut: 1 };
     if (res.status !== 200) throw new Error(`${urlPath} answered ${res.status}: ${JSON.stringify(body)}`);
-    return { ms, rows: Array.isArray(body.data) ? body.data.length : 1 };
+    return { ms, rows: Array.isArray(body.data) ? body.data.length : 1, timedOut: 0 };
   };
   const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
   const scenarios: [string, string][] = [
@@ -100,13 +104,15 @@ async function main(): Promise<void> {
     for (let i = 1; i < WARMUP; i += 1) await get(urlPath);
     const times: number[] = [];
     let rows = 0;
+    let timedOut = 0;
     for (let i = 0; i < SAMPLES; i += 1) {
       const r = await get(urlPath);
       times.push(r.ms);
-      rows = r.rows;
+      if (!r.timedOut) rows = r.rows;
+      timedOut += r.timedOut;
     }
     times.sort((a, b) => a - b);
-    const m = { name, path: urlPath, p50: pct(times, 0.5), p95: pct(times, 0.95), max: times[times.length - 1], rows };
+    const m = { name, path: urlPath, p50: pct(times, 0.5), p95: pct(times, 0.95), max: times[times.length - 1], rows, timedOut };
     results.push(m);
     console.log(`${name.padEnd(52)} p50 ${m.p50.toFixed(1).padStart(7)} ms  p95 ${m.p95.toFixed(1).padStart(7)} ms  rows ${rows}`);
   }
@@ -128,7 +134,7 @@ async function main(): Promise<void> {
     '',
     '| scenario | request | rows | p50 ms | p95 ms | max ms | p95 < 100 ms |',
     '|---|---|---:|---:|---:|---:|---|',
-    ...results.map((r) => `| ${r.name} | \`${decodeURIComponent(r.path)}\` | ${r.rows} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.p95 < TARGET_P95_MS ? 'yes' : '**no**'} |`),
+    ...results.map((r) => `| ${r.name} | \`${decodeURIComponent(r.path)}\` | ${r.rows} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.p95 < TARGET_P95_MS && !r.timedOut ? 'yes' : '**no**'}${r.timedOut ? ` (${r.timedOut} of ${SAMPLES} answered 503, time limit)` : ''} |`),
     '',
     `One-month CSV export of the largest casino (\`/money/transactions.csv\`, ${monthFrom} to ${day}, ${largest}), read to the end by a`,
     'client that counts lines and keeps nothing: the app streams the rows from a database cursor with back-pressure.',
