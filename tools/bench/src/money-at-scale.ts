@@ -78,9 +78,17 @@ async function startPlatform(name: string, dbUrl: string, sandboxUrl: string, ru
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   });
   const base = `http://127.0.0.1:${gw}`;
-  await waitFor(`${base}/readyz`, 180000);
-  const world = await provision(base, adminToken, sandboxUrl, { groupId: 'bench-studio', providerId: `bench-casino-${name}` });
-  const players = await launchPlayers(base, sandboxUrl, world, PLAYERS);
+  let world: Awaited<ReturnType<typeof provision>>;
+  let players: Awaited<ReturnType<typeof launchPlayers>>;
+  try {
+    await waitFor(`${base}/readyz`, 180000);
+    world = await provision(base, adminToken, sandboxUrl, { groupId: 'bench-studio', providerId: `bench-casino-${name}` });
+    players = await launchPlayers(base, sandboxUrl, world, PLAYERS);
+  } catch (err) {
+    // Not yet in the caller's list of platforms to stop: stopped here, or it would outlive the run.
+    await stopProcess(child);
+    throw err;
+  }
   const pool = new Pool(base, { connections: 128, pipelining: 1 });
   const auth = { authorization: `Bearer ${world.providerToken}` };
   let n = 0;
