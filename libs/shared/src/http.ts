@@ -18,7 +18,7 @@ export function errorStyleFor(path: string): ErrorStyle {
   return /^\/(api|admin|backoffice)\/v1(\/|$)/.test(path) ? 'envelope' : 'wallet';
 }
 
-export function sendEnvelope(res: Response, status: number, message: string, data: unknown, meta?: PageMeta): void {
+export function sendEnvelope(res: Response, status: number, message: string, data: unknown, meta?: ListMeta): void {
   res.status(status).json(meta ? { statusCode: status, message, data, meta } : { statusCode: status, message, data });
 }
 
@@ -28,6 +28,15 @@ export interface PageMeta {
   limit: number;
   totalPages: number;
 }
+
+/** Meta of a list walked with a keyset cursor: nextCursor is null after the last page; total on the first page only. */
+export interface CursorMeta {
+  total?: number;
+  limit: number;
+  nextCursor: string | null;
+}
+
+export type ListMeta = PageMeta | CursorMeta;
 
 export function pageMeta(total: number, page: number, limit: number): PageMeta {
   return { total, page, limit, totalPages: Math.ceil(total / limit) };

@@ -22,3 +22,5 @@ export async function startReporting(rt: Runtime, port: number): Promise<{ serve
 export { listRoundsQuery, roundPath, roundsRouter } from './routes/rounds';
 export { listTransactionsQuery, transactionPath, transactionsRouter } from './routes/transactions';
 export { casinoIdsQuery, catalogQuery, casinosRouter } from './routes/casinos';
+// The cursor codec: the benchmark builds a cursor at a given depth without walking to it.
+export { encodeCursor, FIRST_PAGE } from './domain/cursor';

@@ -155,29 +155,35 @@ export async function runMoneyBench(): Promise<string> {
   }
 }
 
-async function call(method: string, url: string, token: string, body?: unknown): Promise<any> {
+export async function call(method: string, url: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = await res.json().catch(() => null);
   if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json)}`);
   return json;
 }
 
-async function provision(base: string, adminToken: string, sandboxUrl: string) {
-  const groupId = 'bench-studio';
-  const providerId = 'bench-casino';
+/**
+ * The studio, game and casino the load plays under. The names differ from the reporting seed's
+ * (bench-grp-N, bench-cas-NN, games 9000xx), so the same provisioning works on a seeded database.
+ */
+export async function provision(base: string, adminToken: string, sandboxUrl: string, names = { groupId: 'bench-studio', providerId: 'bench-casino' }) {
+  const { groupId, providerId } = names;
   const gameId = 4242;
   const walletSecret = randomBytes(24).toString('base64url');
+  // Our own launch key: a generated one is shown only when the casino is created, and on a
+  // database that already has this casino (a second run at scale) the PUT updates it.
+  const launchKey = randomBytes(32).toString('base64url');
   await call('PUT', `${base}/admin/v1/game-providers/${groupId}`, adminToken, { name: 'Bench Studio' });
   const token = (await call('POST', `${base}/admin/v1/game-providers/${groupId}/tokens`, adminToken)).data.token as string;
   await call('PUT', `${base}/admin/v1/games/${gameId}`, adminToken, { name: 'Bench Crash', groupId, frontendUrl: 'https://game.example.com/' });
-  const casino = (await call('PUT', `${base}/admin/v1/casinos/${providerId}`, adminToken, { name: 'Bench Casino', walletUrl: `${sandboxUrl}/wallet`, walletSecret })).data;
+  await call('PUT', `${base}/admin/v1/casinos/${providerId}`, adminToken, { name: 'Bench Casino', walletUrl: `${sandboxUrl}/wallet`, walletSecret, launchKey });
   await call('POST', `${sandboxUrl}/_control/secrets`, '', { providerId, secret: walletSecret });
-  return { groupId, providerId, gameId, walletSecret, launchKey: casino.launchKey as string, providerToken: token };
+  return { groupId, providerId, gameId, walletSecret, launchKey, providerToken: token };
 }
 
-async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<ReturnType<typeof provision>>): Promise<Player[]> {
+export async function launchPlayers(base: string, sandboxUrl: string, world: Awaited<ReturnType<typeof provision>>, count = PLAYERS): Promise<Player[]> {
   const players: Player[] = [];
-  for (let i = 0; i < PLAYERS; i++) {
+  for (let i = 0; i < count; i++) {
     const playerId = `p${i}`;
     const walletToken = randomBytes(16).toString('hex');
     await call('POST', `${sandboxUrl}/_control/players`, '', { providerId: world.providerId, playerId, walletToken, balance: 1_000_000_000 });

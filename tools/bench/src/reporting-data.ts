@@ -17,3 +17,20 @@ export const SPAN_DAYS = 90;
 export const groupId = (n: number) => `bench-grp-${n}`;
 export const providerId = (n: number) => `bench-cas-${String(n).padStart(2, '0')}`;
 export const gameId = (group: number, n: number) => 900_000 + group * 10 + n;
+
+/** "5M", "30M", "40k": the size of a data set by its transactions. */
+export function scaleLabel(transactions: number): string {
+  if (transactions >= 1_000_000) return `${Number((transactions / 1_000_000).toFixed(1))}M`;
+  if (transactions >= 1_000) return `${Number((transactions / 1_000).toFixed(1))}k`;
+  return String(transactions);
+}
+
+/**
+ * The connection string with every transaction read-only: the benchmarks that read the seeded
+ * databases cannot write to them, even by mistake (the seed alone loads them).
+ */
+export function readOnly(url: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', '-c default_transaction_read_only=on');
+  return u.toString();
+}

@@ -5,15 +5,32 @@ import { ROOT } from './harness';
 
 /**
  * `npm run bench`: runs each benchmark in its own process (each starts the platform it measures),
- * then writes BENCHMARKS.md from their result sections. The reporting benchmark needs its 5-million
- * row seed first and runs only with BENCH_REPORTING=1; its last figures are kept otherwise.
+ * then writes BENCHMARKS.md from their result sections. The reporting benchmark needs its two seeded
+ * databases (5M and 30M transactions) and runs only with BENCH_REPORTING=1, with the back-office
+ * benchmark on the larger one; their last figures are kept otherwise. Money calls at 30M run when
+ * the 30M database is seeded (BENCH_MONEY_AT_SCALE=0 skips them, =1 requires them).
  */
 const RESULTS = path.join(ROOT, 'tools/bench/results');
-const BENCHES: { name: string; scripts: string[]; when?: () => boolean }[] = [
+const reporting = () => process.env.BENCH_REPORTING === '1';
+const SMALL_URL = process.env.BENCH_REPORTING_SMALL_URL ?? 'postgres://postgres@127.0.0.1:5432/relay_bench';
+const LARGE_URL = process.env.BENCH_REPORTING_LARGE_URL ?? 'postgres://postgres@127.0.0.1:5432/relay_bench_30m';
+type Script = string | { script: string; env: Record<string, string> };
+/** BENCH_REPORTING_SEED=1: load both data sets first (each skipped when already loaded at that size). */
+const seeds: Script[] = process.env.BENCH_REPORTING_SEED === '1'
+  ? [
+      { script: 'reporting-seed.js', env: { BENCH_DATABASE_URL: SMALL_URL, BENCH_ROUNDS: '2500000' } },
+      { script: 'reporting-seed.js', env: { BENCH_DATABASE_URL: LARGE_URL, BENCH_ROUNDS: '15000000' } },
+    ]
+  : [];
+const BENCHES: { name: string; scripts: Script[]; when?: () => boolean }[] = [
   { name: 'money', scripts: ['money-bench.js'] },
+  // Decides itself whether the 30M database is there (see money-at-scale.ts).
+  { name: 'money-at-scale', scripts: ['money-at-scale.js'], when: () => process.env.BENCH_MONEY_AT_SCALE !== '0' },
   { name: 'round-ended', scripts: ['round-ended-bench.js'] },
-  // The seed skips itself when its data set is already loaded (BENCH_RESEED=1 reloads it).
-  { name: 'reporting', scripts: ['reporting-seed.js', 'reporting-bench.js'], when: () => process.env.BENCH_REPORTING === '1' },
+  // The 30M data set takes about half an hour to load: seeded here only on request. reporting-bench
+  // refuses a database that is not seeded.
+  { name: 'reporting', scripts: [...seeds, 'reporting-bench.js'], when: reporting },
+  { name: 'backoffice', scripts: ['backoffice-bench.js'], when: reporting },
   // Loads the data set in the old layout and migrates it: minutes, and a database of its own.
   { name: 'ledger-migration', scripts: ['ledger-migration-bench.js'], when: () => process.env.BENCH_LEDGER_MIGRATION === '1' },
 ];
@@ -24,8 +41,9 @@ for (const bench of BENCHES) {
   if (only.length && !only.includes(bench.name)) continue;
   if (bench.when && !bench.when()) continue;
   console.error(`== ${bench.name}`);
-  for (const script of bench.scripts) {
-    const result = spawnSync(process.execPath, [path.join(__dirname, script)], { stdio: 'inherit', env: process.env });
+  for (const entry of bench.scripts) {
+    const { script, env } = typeof entry === 'string' ? { script: entry, env: {} } : entry;
+    const result = spawnSync(process.execPath, [path.join(__dirname, script)], { stdio: 'inherit', env: { ...process.env, ...env } });
     if (result.status !== 0) {
       console.error(`${bench.name}: ${script} failed (exit ${result.status})`);
       failed = true;
@@ -35,7 +53,7 @@ for (const bench of BENCHES) {
 }
 
 // Each measured section, then its hand-written notes (`<name>-notes.md`) when there are some.
-const sections = ['money', 'round-ended', 'reporting', 'ledger-migration']
+const sections = ['money', 'money-at-scale', 'round-ended', 'reporting', 'bytes', 'backoffice', 'ledger-migration']
   .flatMap((name) => [path.join(RESULTS, `${name}.md`), path.join(RESULTS, `${name}-notes.md`)])
   .filter((file) => existsSync(file))
   .map((file) => readFileSync(file, 'utf8').trim());

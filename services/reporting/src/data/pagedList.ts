@@ -12,6 +12,14 @@ export interface SortColumn {
   column: string;
   /** Nullable columns sort their empty values last in both directions. */
   nullable: boolean;
+  /** How a cursor carries the column's value as text, exactly (microseconds, every decimal). */
+  type: 'timestamp' | 'numeric';
+}
+
+/** Where a keyset walk stands: the sort key of the last row shown (null for an empty value) and its id. */
+export interface KeysetPosition {
+  key: string | null;
+  id: string;
 }
 
 export interface ListCriteria {
@@ -24,11 +32,19 @@ export interface ListCriteria {
   sortOrder: SortOrder;
   page: number;
   limit: number;
+  /**
+   * Keyset paging: the page holds the rows after this position in the sort order (page is then
+   * ignored). Present, even as null, to start a walk from the first row.
+   */
+  after?: KeysetPosition | null;
 }
 
 export interface Page<Row> {
   rows: Row[];
-  total: number;
+  /** Absent on the later pages of a keyset walk: the walk learnt it on its first page. */
+  total?: number;
+  /** Keyset paging only: where the next page starts, null when this page was the last. */
+  next?: KeysetPosition | null;
 }
 
 /** A reporting query that runs longer than this is cancelled on the server and answered 503. */
@@ -45,24 +61,67 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
     return query;
   };
 
+  const keyset = criteria.after !== undefined;
   // Late row lookup: the page's ids come from the index alone where it covers filter and sort
   // (deep pages skip index entries, not table rows), then only the page's rows are read.
-  const pageIds = scoped()
-    .select(`${table}.id`)
-    .orderByRaw(orderBy(table, criteria))
-    .limit(criteria.limit)
-    .offset((criteria.page - 1) * criteria.limit);
+  const pageIds = scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria));
+  if (keyset) {
+    if (criteria.after) afterPosition(pageIds, table, criteria.sort, criteria.sortOrder, criteria.after);
+    // One row beyond the page tells whether there is a next page, without a second query.
+    pageIds.limit(criteria.limit + 1);
+  } else {
+    pageIds.limit(criteria.limit).offset((criteria.page - 1) * criteria.limit);
+  }
   const rowsQuery = read(table)
     .select(columns.map((c) => `${table}.${c}`))
     .join(pageIds.as('page'), 'page.id', `${table}.id`)
     .orderByRaw(orderBy(table, criteria));
+  if (keyset) rowsQuery.select(read.raw(`${keyText(table, criteria.sort)} as page_key`));
+  // A walk's later pages skip the count: it does not change what the walk reads, and it would
+  // make every page cost as much as counting the whole filter.
+  const counting = !keyset || criteria.after === null;
   const countQuery = exactCount(read, table, groupId, criteria) ?? scoped().count({ total: '*' });
 
   // Count and page on two pooled connections at once: the answer takes the slower of the two, not the sum.
-  const [rows, counted] = await Promise.all([withTimeout(rowsQuery), withTimeout(countQuery)]);
-  // A raw count answers { rows }, a builder's count the rows themselves.
-  const totals = Array.isArray(counted) ? counted : (counted as { rows: unknown[] }).rows;
-  return { rows: rows as Row[], total: Number((totals as { total: string | number }[])[0].total) };
+  const [rows, counted] = await Promise.all([withTimeout<Row[]>(rowsQuery), counting ? withTimeout(countQuery) : Promise.resolve(null)]);
+  // A raw count (from the rollups) answers { rows }, a builder's count the rows themselves.
+  const totals = counted === null ? null : Array.isArray(counted) ? counted : (counted as { rows: unknown[] }).rows;
+  const total = totals ? Number((totals as { total: string | number }[])[0].total) : undefined;
+  if (!keyset) return { rows, total };
+  const page = rows.slice(0, criteria.limit) as (Row & { page_key: string | null; id: string })[];
+  const last = page[page.length - 1];
+  const next = rows.length > criteria.limit && last ? { key: last.page_key, id: last.id } : null;
+  for (const row of page) delete (row as { page_key?: unknown }).page_key;
+  return { rows: page, total, next };
+}
+
+/**
+ * The sort key as exact text for a cursor: timestamps in UTC at microsecond precision (rows of
+ * the same millisecond are neither skipped nor repeated), numerics with every decimal.
+ */
+function keyText(table: string, sort: SortColumn): string {
+  const column = `"${table}"."${sort.column}"`;
+  return sort.type === 'timestamp' ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `${column}::text`;
+}
+
+/**
+ * Rows strictly after `after` in the order of orderBy(): the sort key beyond it, or the same key
+ * with an id beyond it (the id runs against the sort direction), then the empty keys, which sort
+ * last in both directions. The redundant bound `key <= k` (or >=) lets the index range do the
+ * work; the OR only trims its edge.
+ */
+function afterPosition(query: Knex.QueryBuilder, table: string, sort: SortColumn, order: SortOrder, after: KeysetPosition): void {
+  const column = `${table}.${sort.column}`;
+  const id = `${table}.id`;
+  const [bound, beyond, idBeyond] = order === 'desc' ? (['<=', '<', '>'] as const) : (['>=', '>', '<'] as const);
+  if (after.key === null) {
+    query.whereNull(column).where(id, idBeyond, after.id);
+    return;
+  }
+  const key = after.key;
+  const keyed = (w: Knex.QueryBuilder) => w.where(column, bound, key).where((edge) => edge.where(column, beyond, key).orWhere(id, idBeyond, after.id));
+  if (sort.nullable) query.where((w) => w.where(keyed).orWhereNull(column));
+  else keyed(query);
 }
 
 /**

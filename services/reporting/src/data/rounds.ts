@@ -63,11 +63,11 @@ const COLUMNS = [
 ] as const;
 
 export const ROUND_SORT_COLUMNS = {
-  createdAt: { column: 'created_at', nullable: false },
-  openedAt: { column: 'opened_at', nullable: false },
-  settledAt: { column: 'settled_at', nullable: true },
-  betAmount: { column: 'bet_amount', nullable: false },
-  payoutAmount: { column: 'payout_amount', nullable: true },
+  createdAt: { column: 'created_at', nullable: false, type: 'timestamp' },
+  openedAt: { column: 'opened_at', nullable: false, type: 'timestamp' },
+  settledAt: { column: 'settled_at', nullable: true, type: 'timestamp' },
+  betAmount: { column: 'bet_amount', nullable: false, type: 'numeric' },
+  payoutAmount: { column: 'payout_amount', nullable: true, type: 'numeric' },
 } as const;
 
 export type RoundSortField = keyof typeof ROUND_SORT_COLUMNS;
@@ -99,7 +99,7 @@ export class RoundRepository {
       if (value !== undefined) equals[FILTER_COLUMNS[name as keyof RoundFilters]] = value;
     }
     const page = await pagedList<RoundRow>(this.read, 'rounds', COLUMNS, groupId, { ...criteria, equals });
-    return { rows: page.rows.map(toRound), total: page.total };
+    return { ...page, rows: page.rows.map(toRound) };
   }
 
   /** The round of this casino and round id, if it belongs to the calling game provider. */

@@ -65,9 +65,9 @@ const COLUMNS = [
 ] as const;
 
 export const TRANSACTION_SORT_COLUMNS = {
-  createdAt: { column: 'created_at', nullable: false },
-  completedAt: { column: 'completed_at', nullable: true },
-  amount: { column: 'amount', nullable: false },
+  createdAt: { column: 'created_at', nullable: false, type: 'timestamp' },
+  completedAt: { column: 'completed_at', nullable: true, type: 'timestamp' },
+  amount: { column: 'amount', nullable: false, type: 'numeric' },
 } as const;
 
 export type TransactionSortField = keyof typeof TRANSACTION_SORT_COLUMNS;
@@ -103,7 +103,7 @@ export class TransactionRepository {
       if (value !== undefined) equals[FILTER_COLUMNS[name as keyof TransactionFilters]] = value;
     }
     const page = await pagedList<TransactionRow>(this.read, 'transactions', COLUMNS, groupId, { ...criteria, equals });
-    return { rows: page.rows.map(toTransaction), total: page.total };
+    return { ...page, rows: page.rows.map(toTransaction) };
   }
 
   async find(groupId: string, providerId: string, transactionId: string): Promise<Transaction | null> {

@@ -1,5 +1,6 @@
 import { AppError } from '@relay/shared';
-import type { ListCriteria, Page } from '../data/pagedList';
+import type { ListCriteria, Page, SortColumn } from '../data/pagedList';
+import { decodeCursor, encodeCursor, type CursorContext } from './cursor';
 import { ROUND_SORT_COLUMNS, type Round, type RoundFilters, type RoundRepository, type RoundSortField } from '../data/rounds';
 import {
   TRANSACTION_SORT_COLUMNS,
@@ -22,6 +23,16 @@ export interface ListRequest<Sort extends string, Filters> {
   sortOrder: 'asc' | 'desc';
   page: number;
   limit: number;
+  /** Keyset paging instead of page: "start" or the nextCursor of the previous page. */
+  cursor?: string;
+}
+
+/** A list page; nextCursor only when the request walked with a cursor (null after the last page). */
+export interface Listed<Row> {
+  rows: Row[];
+  /** Always for page/limit; for a cursor walk, on its first page only. */
+  total?: number;
+  nextCursor?: string | null;
 }
 
 export type RoundWithTransactions = Round & { transactions: Transaction[] };
@@ -32,8 +43,8 @@ export class Reports {
     private readonly transactions: TransactionRepository,
   ) {}
 
-  listRounds(groupId: string, request: ListRequest<RoundSortField, RoundFilters>): Promise<Page<Round>> {
-    return this.rounds.list(groupId, request.filters, criteria(request, ROUND_SORT_COLUMNS[request.sortBy]));
+  listRounds(groupId: string, request: ListRequest<RoundSortField, RoundFilters>): Promise<Listed<Round>> {
+    return listed(request, ROUND_SORT_COLUMNS[request.sortBy], (c) => this.rounds.list(groupId, request.filters, c));
   }
 
   async getRound(groupId: string, providerId: string, roundId: string): Promise<RoundWithTransactions> {
@@ -45,8 +56,8 @@ export class Reports {
     return { ...round, transactions };
   }
 
-  listTransactions(groupId: string, request: ListRequest<TransactionSortField, TransactionFilters>): Promise<Page<Transaction>> {
-    return this.transactions.list(groupId, request.filters, criteria(request, TRANSACTION_SORT_COLUMNS[request.sortBy]));
+  listTransactions(groupId: string, request: ListRequest<TransactionSortField, TransactionFilters>): Promise<Listed<Transaction>> {
+    return listed(request, TRANSACTION_SORT_COLUMNS[request.sortBy], (c) => this.transactions.list(groupId, request.filters, c));
   }
 
   async getTransaction(groupId: string, providerId: string, transactionId: string): Promise<Transaction> {
@@ -56,7 +67,23 @@ export class Reports {
   }
 }
 
-function criteria<S extends string, F>(request: ListRequest<S, F>, sort: ListCriteria['sort']): Omit<ListCriteria, 'equals'> {
+/** Runs one page query, by page number or by cursor, and hands the next cursor out when walking. */
+async function listed<S extends string, F, Row>(
+  request: ListRequest<S, F>,
+  sort: SortColumn,
+  list: (criteria: Omit<ListCriteria, 'equals'>) => Promise<Page<Row>>,
+): Promise<Listed<Row>> {
+  if (request.cursor === undefined) {
+    const page = await list(criteria(request, sort));
+    return { rows: page.rows, total: page.total };
+  }
+  const context: CursorContext = { sortBy: request.sortBy, sortOrder: request.sortOrder, filters: { ...request.filters, from: request.from, to: request.to } };
+  const after = decodeCursor(request.cursor, context, sort);
+  const page = await list({ ...criteria(request, sort), page: 1, after });
+  return { rows: page.rows, total: page.total, nextCursor: page.next ? encodeCursor(page.next, context) : null };
+}
+
+function criteria<S extends string, F>(request: ListRequest<S, F>, sort: SortColumn): Omit<ListCriteria, 'equals'> {
   return {
     createdFrom: request.from,
     createdTo: request.to,

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { AppError, callerGroupId, handler, pageMeta, sendEnvelope } from '@relay/shared';
+import { AppError, callerGroupId, handler, sendEnvelope } from '@relay/shared';
 import type { Reports } from '../domain/reports';
 import { enumParam, idParam, parseQuery } from './query';
-import { listParams, rangeInOrder } from './listParams';
+import { listMeta, listParams, oneWayOfPaging, rangeInOrder } from './listParams';
 
 export const listRoundsQuery = z
   .strictObject({
@@ -18,9 +18,10 @@ export function roundsRouter(reports: Reports): Router {
   const router = Router();
 
   router.get('/api/v1/rounds', handler(async (req, res) => {
-    const { page, limit, from, to, sortBy, sortOrder, ...filters } = parseQuery(listRoundsQuery, req.query);
-    const result = await reports.listRounds(callerGroupId(req), { filters, from, to, sortBy, sortOrder, page, limit });
-    sendEnvelope(res, 200, 'Rounds fetched successfully', result.rows, pageMeta(result.total, page, limit));
+    const { page, limit, from, to, sortBy, sortOrder, cursor, ...filters } = parseQuery(listRoundsQuery, req.query);
+    oneWayOfPaging(req.query, cursor);
+    const result = await reports.listRounds(callerGroupId(req), { filters, from, to, sortBy, sortOrder, page, limit, cursor });
+    sendEnvelope(res, 200, 'Rounds fetched successfully', result.rows, listMeta(result, page, limit));
   }));
 
   router.get('/api/v1/rounds/:providerId/:roundId', handler(async (req, res) => {

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { AppError, callerGroupId, handler, pageMeta, sendEnvelope } from '@relay/shared';
+import { AppError, callerGroupId, handler, sendEnvelope } from '@relay/shared';
 import type { Reports } from '../domain/reports';
 import { enumParam, idParam, parseQuery } from './query';
-import { listParams, rangeInOrder } from './listParams';
+import { listMeta, listParams, oneWayOfPaging, rangeInOrder } from './listParams';
 
 export const listTransactionsQuery = z
   .strictObject({
@@ -20,9 +20,10 @@ export function transactionsRouter(reports: Reports): Router {
   const router = Router();
 
   router.get('/api/v1/transactions', handler(async (req, res) => {
-    const { page, limit, from, to, sortBy, sortOrder, ...filters } = parseQuery(listTransactionsQuery, req.query);
-    const result = await reports.listTransactions(callerGroupId(req), { filters, from, to, sortBy, sortOrder, page, limit });
-    sendEnvelope(res, 200, 'Transactions fetched successfully', result.rows, pageMeta(result.total, page, limit));
+    const { page, limit, from, to, sortBy, sortOrder, cursor, ...filters } = parseQuery(listTransactionsQuery, req.query);
+    oneWayOfPaging(req.query, cursor);
+    const result = await reports.listTransactions(callerGroupId(req), { filters, from, to, sortBy, sortOrder, page, limit, cursor });
+    sendEnvelope(res, 200, 'Transactions fetched successfully', result.rows, listMeta(result, page, limit));
   }));
 
   router.get('/api/v1/transactions/:providerId/:transactionId', handler(async (req, res) => {

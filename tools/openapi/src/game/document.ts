@@ -55,7 +55,11 @@ export function gameDocument(): Record<string, unknown> {
       ],
     },
   );
-  const listText = { page: '1-based page number; default 1.', limit: 'Page size; default 20, at most 100.' };
+  const listText = {
+    page: '1-based page number; default 1. Served by skipping index entries, so a page costs more the deeper it is; walk long lists with `cursor` instead.',
+    limit: 'Page size; default 20, at most 100.',
+    cursor: 'Keyset paging: `start` for the first page, then `meta.nextCursor` of the previous answer with the same filters and sort, until it is null. Every page costs the same however deep; the answer\'s `meta` is then `{limit, nextCursor}`, with the exact `total` on the first page only. Not with `page`. A cursor of another list or sort is refused with 400.',
+  };
 
   doc.add({
     method: 'get', path: '/launch', operationId: 'launch', tag: 'Launch', security: [],
@@ -201,7 +205,7 @@ another game provider gives an empty list.`,
     query: listRoundsQuery,
     parameterText: listText,
     success: {
-      status: 200, description: 'Message `Rounds fetched successfully`.', schema: envelope(z.array(res.round), true),
+      status: 200, description: 'Message `Rounds fetched successfully`.', schema: envelope(z.array(res.round), 'cursor'),
       example: { statusCode: 200, message: 'Rounds fetched successfully', data: [ex.round], meta: ex.page },
     },
     errorStyle: 'envelope',
@@ -225,7 +229,7 @@ another game provider gives an empty list.`,
     query: listTransactionsQuery,
     parameterText: listText,
     success: {
-      status: 200, description: 'Message `Transactions fetched successfully`.', schema: envelope(z.array(res.transaction), true),
+      status: 200, description: 'Message `Transactions fetched successfully`.', schema: envelope(z.array(res.transaction), 'cursor'),
       example: { statusCode: 200, message: 'Transactions fetched successfully', data: [ex.transaction], meta: ex.page },
     },
     errorStyle: 'envelope',
