@@ -1,9 +1,13 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { http, startPlatform, uniqueId, type TestPlatform } from '../../../test/platform';
-import { bo } from '../../../test/backoffice';
+import { http, startPlatform, uniqueId, type TestPlatform } from '../platform';
+import { bo } from '../backoffice';
 
 /**
+ * In the serial phase of `npm test`: the heap is measured in this process, and the timings printed
+ * mean something only while no other suite shares the two CPUs (in the parallel phase, under the
+ * other worker's load, the 100,000-row export outlived its time limit).
+ *
  * A long CSV export streams: the rows come from a database cursor and leave as they are read,
  * so the process never holds the export. Measured in this process (which runs the service) while
  * the file is read in chunks: the heap grows by far less than the file.
