@@ -70,7 +70,7 @@ export function pgbenchScript(): string {
       .split(`'${PK}'`)
       .join('(:pk)::uuid')
       .split(`'${CREATED}'`)
-      .join("':createdAt'")
+      .join('(:createdAt)')
       // Every other id the statements generate (the rows' primary keys): a fresh one per call.
       .replace(/'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'/g, 'gen_random_uuid()');
   // Each its own autocommitted statement, as the wallet runs them.
