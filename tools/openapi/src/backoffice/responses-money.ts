@@ -70,7 +70,7 @@ const totalsOf = (sums: Record<string, z.ZodType>) =>
 
 export const searchMeta = (sums: Record<string, z.ZodType>) =>
   z.strictObject({
-    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same filters and `sortOrder`) for the next page; null on the last page.' }),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same filters, `sortBy` and `sortOrder`) for the next page; null on the last page.' }),
     totals: totalsOf(sums),
   });
 export const transactionTotals = { amount: money };
