@@ -125,6 +125,11 @@ export const moneyOperations: BackofficeOperation[] = [
     ok: { message: 'Win reviewed', data: res.flaggedWin, example: ex.winReviewed }, errors: { 404: ['NOT_FOUND'], 409: ['STATE_CONFLICT'] },
   },
   {
+    method: 'get', path: '/backoffice/v1/money/flag-thresholds', operationId: 'listFlagThresholds', tag: 'Flagged wins', access: 'read', parameterText: PARAMS, permission: 'wins:thresholds',
+    summary: "Every casino's flag thresholds", description: 'Each casino by `providerId`, with its own thresholds and who last set them, or the platform defaults (`isDefault: true`).',
+    ok: { message: 'Flag thresholds fetched successfully', data: z.array(res.casinoThresholds), example: ex.casinoThresholds },
+  },
+  {
     method: 'get', path: '/backoffice/v1/money/flag-thresholds/{providerId}', operationId: 'getFlagThresholds', tag: 'Flagged wins', access: 'read', parameterText: PARAMS, permission: 'wins:thresholds',
     summary: "A casino's flag thresholds", description: 'The casino\'s own, or the platform defaults (`isDefault: true`: payouts over 10000 in any currency, multipliers over 500).',
     path_: thresholdsPath, ok: { message: 'Flag thresholds fetched successfully', data: res.thresholds, example: ex.thresholds }, errors: { 404: ['PROVIDER_NOT_FOUND'] },

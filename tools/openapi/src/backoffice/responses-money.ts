@@ -209,6 +209,16 @@ export const thresholds = z
   })
   .meta({ id: 'FlagThresholds' });
 
+export const casinoThresholds = z
+  .strictObject({
+    ...thresholds.shape,
+    name: z.string(),
+    status: z.string().meta({ description: "The casino's status." }),
+    updatedBy: z.string().nullable().meta({ description: 'The account (or `ADMIN_TOKEN`) that last set them; null while the defaults apply.' }),
+    updatedAt: timestamp.nullable(),
+  })
+  .meta({ id: 'CasinoFlagThresholds' });
+
 const metrics = {
   bets: z.number().int(),
   betSum: money,
