@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import type { OperatorScope } from '@relay/shared';
+import type { Knex, OperatorScope } from '@relay/shared';
 import { uniqueId } from '../../../test/platform';
 import { searchPageQuery, SORTS, type SortOrder } from '../src/data/search';
 import type { LedgerTable } from '../src/data/ledger';
@@ -204,7 +204,7 @@ describe('When a sorted search names a time range or a casino', () => {
     for (const scope of scopes) {
       for (const [table, by, , order] of CASES) {
         const { sql, bindings } = searchPageQuery(read, table, scope, filter, 100, { by, order }).toSQL();
-        const { rows } = await read.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, bindings as unknown[]);
+        const { rows } = await read.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, bindings as readonly Knex.RawBinding[]);
         const plan = rows[0]['QUERY PLAN'][0];
         const relations = scans(plan.Plan).map((s) => s['Relation Name']);
         expect([scope.type, table, by, order, new Set(relations)]).toEqual([scope.type, table, by, order, new Set([`${table}_p${month}`])]);
