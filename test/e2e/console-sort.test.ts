@@ -160,6 +160,10 @@ describe('the flag thresholds screen', () => {
     const audit = await http('GET', bo(w.p, `audit?action=flag-thresholds.set&target=flag-thresholds/${w.a.providerId}`), { token: w.p.adminToken });
     expect(audit.body.data).toHaveLength(1);
     await c.screen('15-flag-thresholds-saved');
+    await page.getByRole('button', { name: /Dark theme/ }).click();
+    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    await c.screen('15b-flag-thresholds-dark');
+    await page.getByRole('button', { name: /Light theme/ }).click();
 
     // The 30.00 win played before is now above the threshold, and so is a new 25.00 win; 7.50 is not.
     const later = await playRound(w.a, pa, 5, 25);
