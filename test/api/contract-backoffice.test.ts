@@ -129,6 +129,11 @@ describe('the back office reference against the running platform', () => {
     await admin('GET', 'money/transactions.csv?amountMin=1.005', 400);
     await admin('GET', `money/rounds?${mine}&status=SETTLED`, 200);
     await admin('GET', 'money/rounds?sortOrder=sideways', 400);
+    const byBet = await admin('GET', `money/rounds?${mine}&sortBy=betAmount&sortOrder=asc&limit=1`, 200);
+    await admin('GET', `money/rounds?${mine}&sortBy=betAmount&sortOrder=asc&limit=1&cursor=${encodeURIComponent(byBet.body.meta.nextCursor)}`, 200);
+    await admin('GET', `money/rounds?${mine}&sortBy=settledAt&limit=1&cursor=${encodeURIComponent(byBet.body.meta.nextCursor)}`, 400);
+    await admin('GET', 'money/transactions?sortBy=settledAt', 400);
+    await admin('GET', `money/transactions.csv?${mine}&sortBy=amount&sortOrder=desc`, 200);
     await admin('GET', `money/rounds.csv?${mine}`, 200);
     await admin('GET', 'money/rounds.csv?gameId=seven', 400);
     await admin('GET', `money/rounds/${g.providerId}/${bet.roundId}/story`, 200);
@@ -159,6 +164,7 @@ describe('the back office reference against the running platform', () => {
     await admin('POST', `money/reconciliation/items/ROUND_OPEN/${g.providerId}/no-such-round/resolve`, 404, { note: 'x' });
 
     await admin('GET', `money/flag-thresholds/${g.providerId}`, 200);
+    await admin('GET', 'money/flag-thresholds', 200);
     await admin('GET', `money/flag-thresholds/${uniqueId('nobody')}`, 404);
     await admin('PUT', `money/flag-thresholds/${g.providerId}`, 200, { multiplierOver: 100, payoutOver: { EUR: 4, '*': 1000 } });
     await admin('PUT', `money/flag-thresholds/${g.providerId}`, 400, { multiplierOver: 100, payoutOver: { EUR: 4.001 } });
@@ -176,6 +182,7 @@ describe('the back office reference against the running platform', () => {
     await admin('GET', 'money/wallet-health?window=week', 400);
     await admin('GET', `money/reports.csv?${mine}&groupBy=studio`, 200);
     await call('GET', 'money/reports.csv', 403, { headers: { cookie: `relay_bo_session=${support.sessionId}` } }); // support reads no reports
+    await call('GET', 'money/flag-thresholds', 403, { headers: { cookie: `relay_bo_session=${support.sessionId}` } }); // platform admins only
   });
 
   it('When each documented operation is called by callers its permission does and does not grant, then the document says who may call it truly', async () => {

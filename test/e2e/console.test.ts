@@ -130,9 +130,9 @@ describe('the web console', () => {
     await page.getByRole('link', { name: played.roundId }).waitFor();
     expect(await page.locator('.totals').innerText()).toMatch(/2 rounds match[\s\S]*EUR: 2 · bets EUR\s14\.00 · payouts EUR\s25\.00/);
     await screen('03-search');
-    // The export link carries the same filters and works with the page's own session cookie.
+    // The export link carries the same filters and the order on screen, and works with the page's own session cookie.
     const csvHref = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
-    expect(csvHref).toBe(`/backoffice/v1/money/rounds.csv?providerId=${w.a.providerId}`);
+    expect(csvHref).toBe(`/backoffice/v1/money/rounds.csv?providerId=${w.a.providerId}&sortOrder=desc`);
     const csv = await page.request.get(`${w.p.baseUrl}${csvHref}`);
     expect(csv.status()).toBe(200);
     expect((await csv.text()).split('\n').filter((l) => l.includes(played.roundId))).toHaveLength(1);

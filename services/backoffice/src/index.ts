@@ -14,7 +14,7 @@ export { signInBody, secondFactorBody } from './routes/auth';
 export { auditFilter, AUDIT_CSV_COLUMNS } from './routes/audit';
 export { casinoPath, tokenPath, tokenBody } from './routes/casinoTokens';
 export { pagination } from './routes/validation';
-export { transactionFilter, roundFilter, searchPaging } from './routes/money-params';
+export { transactionFilter, roundFilter, searchPaging, transactionSort, roundSort, transactionExportSort, roundExportSort } from './routes/money-params';
 export { roundPath, transactionPath, TRANSACTION_CSV_COLUMNS, ROUND_CSV_COLUMNS } from './routes/money-search';
 export { itemFilter, itemPaging, itemKey, decisionBody, ITEM_CSV_COLUMNS } from './routes/money-reconciliation';
 export { winFilter, winPaging, winPath, thresholdsPath, thresholdsBody, WIN_CSV_COLUMNS, DEFAULT_WIN_DAYS } from './routes/money-wins';

@@ -166,6 +166,9 @@ const MONEY_ROUTES: [MoneyGrant, string, () => string, (() => unknown)?][] = [
   ['act', 'POST', () => `money/reconciliation/items/CREDIT_OWED/${a.providerId}/${uniqueId('tx')}/acknowledge`, () => ({ note: 'table' })],
   ['act', 'POST', () => `money/reconciliation/items/ROUND_OPEN/${a.providerId}/${uniqueId('round')}/resolve`, () => ({ note: 'table' })],
   ['review', 'POST', () => `money/flagged-wins/${a.providerId}/${uniqueId('tx')}/review`, () => ({ note: 'table' })],
+  ['read', 'GET', () => `money/rounds?providerId=${a.providerId}&sortBy=payoutAmount&sortOrder=asc`],
+  ['read', 'GET', () => `money/transactions.csv?providerId=${a.providerId}&sortBy=amount`],
+  ['thresholds', 'GET', () => 'money/flag-thresholds'],
   ['thresholds', 'GET', () => `money/flag-thresholds/${b.providerId}`],
   ['thresholds', 'PUT', () => `money/flag-thresholds/${b.providerId}`, () => ({ multiplierOver: 500, payoutOver: { '*': 10000 } })],
 ];

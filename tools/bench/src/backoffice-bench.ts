@@ -89,6 +89,9 @@ async function main(): Promise<void> {
     ['search transactions: one player, amount range', `/money/transactions?${q({ playerId: 'player-4242', amountMin: '10', amountMax: '50' })}`],
     ['search rounds: open rounds of one studio', `/money/rounds?${q({ groupId: groupId(1), status: 'OPEN' })}`],
     ['search rounds: one casino and currency, one day', `/money/rounds?${q({ providerId: largest, currency: 'GBP', from: dayStart, to: dayEnd })}`],
+    // The sorts without an index of their own: the day's rows of the casino are read and sorted.
+    ['search transactions: one casino, one day, largest amount first', `/money/transactions?${q({ providerId: largest, from: dayStart, to: dayEnd, sortBy: 'amount' })}`],
+    ['search rounds: one casino, one day, last settled first', `/money/rounds?${q({ providerId: largest, from: dayStart, to: dayEnd, sortBy: 'settledAt' })}`],
     ['round story', `/money/rounds/${detail}/r-4242/story`],
     ['transaction detail', `/money/transactions/${detail}/tx-4242-bet`],
     ['report: one month by day and casino', `/money/reports?${q({ from: monthFrom, to: day, groupBy: 'day,casino', limit: '500' })}`],

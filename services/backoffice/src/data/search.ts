@@ -3,59 +3,148 @@ import { bounded } from './bounded';
 import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
 
 /**
- * Search over rounds and transactions across every studio and casino in scope, newest first,
- * walked with a keyset cursor: (created_at DESC, id ASC), the order of the indexes
- * (created_at DESC, id), (provider_id, created_at DESC, id) and (group_id, created_at DESC, id).
- * The cursor carries created_at at microsecond precision (as text), so rows created in the same
- * millisecond are neither skipped nor repeated.
+ * Search over rounds and transactions across every studio and casino in scope, walked with a
+ * keyset cursor. The default sort is the creation time, newest first: (created_at DESC, id ASC),
+ * the order of the indexes (created_at DESC, id), (group_id, created_at DESC, id).
+ *
+ * The other sorts (a transaction's completion time or amount, a round's settlement time, bet or
+ * payout) have no index of their own on purpose: every index is written by each money call. Their
+ * page reads the rows the filters match, which the exact totals of the same search read anyway,
+ * and sorts them (a top-N sort for a page); the money tables are partitioned by created_at, so a
+ * from/to range prunes them to the range's months and the created_at index range within them
+ * (test/money-search-sort.test.ts checks the plans).
+ *
+ * A cursor carries the last row's sort key as exact text (timestamps at microsecond precision,
+ * numerics with every decimal, null for an empty value), its id (the unique tie-breaker) and the
+ * sort it was made for: a cursor replayed under another sort is a 400, never a skipped row.
  */
 
 export type SortOrder = 'asc' | 'desc';
 
+export interface SortColumn {
+  column: string;
+  /** Empty values sort last in both directions. */
+  nullable: boolean;
+  /** How a cursor carries the value as text, exactly. */
+  type: 'timestamp' | 'numeric';
+}
+
+/** The sorts each search offers, by the API's name. */
+export const SORTS = {
+  transactions: {
+    createdAt: { column: 'created_at', nullable: false, type: 'timestamp' },
+    completedAt: { column: 'completed_at', nullable: true, type: 'timestamp' },
+    amount: { column: 'amount', nullable: false, type: 'numeric' },
+  },
+  rounds: {
+    createdAt: { column: 'created_at', nullable: false, type: 'timestamp' },
+    settledAt: { column: 'settled_at', nullable: true, type: 'timestamp' },
+    betAmount: { column: 'bet_amount', nullable: false, type: 'numeric' },
+    payoutAmount: { column: 'payout_amount', nullable: true, type: 'numeric' },
+  },
+} as const satisfies Record<LedgerTable, Record<string, SortColumn>>;
+
+export type TransactionSort = keyof typeof SORTS.transactions;
+export type RoundSort = keyof typeof SORTS.rounds;
+
+export interface Sort {
+  by: string;
+  order: SortOrder;
+}
+
 export interface Cursor {
-  at: string;
+  /** The sort key of the last row shown, exact text; null for an empty value. */
+  key: string | null;
   id: string;
-  /** The order the cursor was made for: a cursor walks one way only. */
+  /** The sort the cursor was made for: a cursor walks one list one way only. */
+  by: string;
   order: SortOrder;
 }
 
 export const SEARCH_COLUMNS: Record<LedgerTable, readonly string[]> = { transactions: TRANSACTION_COLUMNS, rounds: ROUND_COLUMNS };
 
-const CURSOR_AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const NUMERIC = /^-?\d{1,20}(\.\d{1,20})?$/;
 
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.at, c.id, c.order])).toString('base64url');
+/** The column of a sort name; a name the table does not offer is a 400 (the routes' enums refuse it first). */
+export function sortColumn(table: LedgerTable, by: string): SortColumn {
+  const sorts: Record<string, SortColumn> = SORTS[table];
+  if (!Object.prototype.hasOwnProperty.call(sorts, by)) throw new AppError('Bad Request', `Validation failed: sortBy: not a sort of ${table}`);
+  return sorts[by];
 }
 
-export function decodeCursor(text: string, order: SortOrder): Cursor {
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.key, c.id, c.by, c.order])).toString('base64url');
+}
+
+export function decodeCursor(text: string, table: LedgerTable, sort: Sort): Cursor {
   try {
-    const [at, id, made] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && typeof id === 'string' && AT.test(at) && UUID.test(id) && made === order) return { at, id, order };
+    const column = sortColumn(table, sort.by);
+    const [key, id, by, order] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    const keyValid = key === null ? column.nullable : typeof key === 'string' && (column.type === 'timestamp' ? TIMESTAMP : NUMERIC).test(key);
+    if (keyValid && typeof id === 'string' && UUID.test(id) && by === sort.by && order === sort.order) return { key: key as string | null, id, by: sort.by, order: sort.order };
   } catch {
     // falls through to the refusal
   }
-  throw new AppError('Bad Request', 'Validation failed: cursor: not a cursor this search answered');
+  throw new AppError('Bad Request', 'Validation failed: cursor: not a cursor this search answered with the same sortBy and sortOrder', {
+    details: [{ path: 'cursor', message: 'is not a cursor of this search and sort' }],
+  });
+}
+
+/** The sort key as exact text for a cursor. Column names come from SORTS only. */
+function keyText(table: LedgerTable, sort: SortColumn): string {
+  const column = `"${table}"."${sort.column}"`;
+  return sort.type === 'timestamp' ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `${column}::text`;
 }
 
 /**
- * One page, newest first (desc) or oldest first (asc). The id breaks ties against the time's
- * direction, so both orders are the same index read forwards or backwards.
+ * ORDER BY with the id running against the sort direction, so (created_at DESC, id) serves both
+ * directions of the default sort (forwards for desc, backwards for asc). Empty values last.
  */
-export async function searchPage(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, limit: number, order: SortOrder, after?: Cursor) {
-  const q = scopedLedger(read, table, scope, filter).select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`)).select(read.raw(`${CURSOR_AT} as cursor_at`));
-  const [before, beyond, idAfter] = order === 'desc' ? (['<=', '<', '>'] as const) : (['>=', '>', '<'] as const);
-  if (after) {
-    // Written so the index range on created_at does the work and the OR only trims its edge.
-    q.where(`${table}.created_at`, before, after.at).where((w) => w.where(`${table}.created_at`, beyond, after.at).orWhere(`${table}.id`, idAfter, after.id));
+export function orderBy(table: LedgerTable, sort: SortColumn, order: SortOrder): string {
+  const direction = order === 'asc' ? 'ASC' : 'DESC';
+  const tiebreak = order === 'asc' ? 'DESC' : 'ASC';
+  return `"${table}"."${sort.column}" ${direction}${sort.nullable ? ' NULLS LAST' : ''}, "${table}"."id" ${tiebreak}`;
+}
+
+/**
+ * Rows strictly after the cursor in orderBy()'s order: a key beyond it, or the same key with an
+ * id beyond it, then the empty keys (last in both directions). The redundant bound (key <= k, or
+ * >=) lets an index range on the key do the work; the OR only trims its edge.
+ */
+function afterCursor(q: Knex.QueryBuilder, table: LedgerTable, sort: SortColumn, order: SortOrder, after: Cursor): void {
+  const column = `${table}.${sort.column}`;
+  const id = `${table}.id`;
+  const [bound, beyond, idBeyond] = order === 'desc' ? (['<=', '<', '>'] as const) : (['>=', '>', '<'] as const);
+  if (after.key === null) {
+    q.whereNull(column).where(id, idBeyond, after.id);
+    return;
   }
-  const sort = [{ column: `${table}.created_at`, order }, { column: `${table}.id`, order: order === 'desc' ? 'asc' : 'desc' }];
-  const rows = await bounded<Record<string, unknown>[]>(q.orderBy(sort).limit(limit + 1));
+  const key = after.key;
+  const keyed = (w: Knex.QueryBuilder) => w.where(column, bound, key).where((edge) => edge.where(column, beyond, key).orWhere(id, idBeyond, after.id));
+  if (sort.nullable) q.where((w) => w.where(keyed).orWhereNull(column));
+  else keyed(q);
+}
+
+/** The statement of one page (limit + 1 rows: the extra one tells whether there is a next page); the tests EXPLAIN it. */
+export function searchPageQuery(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, limit: number, sort: Sort, after?: Cursor): Knex.QueryBuilder {
+  const column = sortColumn(table, sort.by);
+  const q = scopedLedger(read, table, scope, filter)
+    .select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`))
+    .select(read.raw(`${keyText(table, column)} as cursor_key`));
+  if (after) afterCursor(q, table, column, sort.order, after);
+  return q.orderByRaw(orderBy(table, column, sort.order)).limit(limit + 1);
+}
+
+/** One page in the given sort, starting after the cursor. */
+export async function searchPage(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, limit: number, sort: Sort, after?: Cursor) {
+  const rows = await bounded<Record<string, unknown>[]>(searchPageQuery(read, table, scope, filter, limit, sort, after));
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { rows: page, next: more && last ? encodeCursor({ at: String(last.cursor_at), id: String(last.id), order }) : null };
+  const next = more && last ? encodeCursor({ key: last.cursor_key === null ? null : String(last.cursor_key), id: String(last.id), by: sort.by, order: sort.order }) : null;
+  return { rows: page, next };
 }
 
 /** Exact totals of everything the filters match (not just the page): a count, and sums per currency in NUMERIC. */
@@ -72,10 +161,15 @@ export async function searchTotals(read: Knex, table: LedgerTable, scope: Operat
   );
 }
 
-/** Every matching row, oldest first, through a server-side cursor: constant memory whatever the length. */
-export function searchStream(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): AsyncIterable<Record<string, unknown>> {
+/**
+ * Every matching row in the given sort (the export's default: oldest first), through a server-side
+ * cursor: constant memory here whatever the length (a sort other than the creation time is done
+ * by PostgreSQL, spilling to disk beyond work_mem, before the first row arrives).
+ */
+export function searchStream(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, sort: Sort = { by: 'createdAt', order: 'asc' }): AsyncIterable<Record<string, unknown>> {
+  const column = sortColumn(table, sort.by);
   return scopedLedger(read, table, scope, filter)
     .select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`))
-    .orderBy([{ column: `${table}.created_at`, order: 'asc' }, { column: `${table}.id`, order: 'asc' }])
+    .orderByRaw(orderBy(table, column, sort.order))
     .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
 }

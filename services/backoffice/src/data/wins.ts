@@ -83,6 +83,14 @@ export async function saveThresholds(trx: Knex.Transaction, providerId: string, 
     .merge();
 }
 
+/** Every casino with its own thresholds, or nulls where it has none (the defaults apply), by providerId. */
+export function listThresholds(db: Knex): Promise<Record<string, unknown>[]> {
+  return db('casinos as c')
+    .leftJoin('win_flag_thresholds as th', 'th.provider_id', 'c.provider_id')
+    .select('c.provider_id', 'c.name', 'c.status', 'th.multiplier_over', 'th.payout_over', 'th.updated_by', 'th.updated_at')
+    .orderBy('c.provider_id');
+}
+
 export async function casinoExists(db: Knex, providerId: string): Promise<boolean> {
   return Boolean(await db('casinos').where({ provider_id: providerId }).first('provider_id'));
 }

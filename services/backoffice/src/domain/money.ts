@@ -1,6 +1,6 @@
 import { AppError } from '@relay/shared';
 import { presentRound, presentTransaction, isoOrNull, type LedgerFilter, type LedgerTable } from '../data/ledger';
-import { decodeCursor, searchPage, searchStream, searchTotals, type SortOrder } from '../data/search';
+import { decodeCursor, searchPage, searchStream, searchTotals, type Sort } from '../data/search';
 import * as story from '../data/story';
 import { authorize, type Caller } from './access';
 import type { BackofficeDeps } from './deps';
@@ -10,11 +10,11 @@ import { jsonNumber } from '../data/ledger';
 
 const PRESENT: Record<LedgerTable, (row: Record<string, unknown>) => Record<string, unknown>> = { transactions: presentTransaction, rounds: presentRound };
 
-export async function search(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter, page: { limit: number; order: SortOrder; cursor?: string }) {
+export async function search(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter, page: { limit: number; sort: Sort; cursor?: string }) {
   authorize(caller, 'money:read');
-  const after = page.cursor ? decodeCursor(page.cursor, page.order) : undefined;
+  const after = page.cursor ? decodeCursor(page.cursor, table, page.sort) : undefined;
   const [found, totals] = await Promise.all([
-    searchPage(deps.read, table, caller.scope, filter, page.limit, page.order, after),
+    searchPage(deps.read, table, caller.scope, filter, page.limit, page.sort, after),
     searchTotals(deps.read, table, caller.scope, filter),
   ]);
   return {
@@ -32,9 +32,9 @@ export async function search(deps: BackofficeDeps, caller: Caller, table: Ledger
 }
 
 /** Authorizes before the first byte is sent (a generator would only run at its first row). */
-export function exportSearch(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter): AsyncIterable<Record<string, unknown>> {
+export function exportSearch(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter, sort?: Sort): AsyncIterable<Record<string, unknown>> {
   authorize(caller, 'money:read');
-  return mapRows(searchStream(deps.read, table, caller.scope, filter), PRESENT[table]);
+  return mapRows(searchStream(deps.read, table, caller.scope, filter, sort), PRESENT[table]);
 }
 
 /** Maps a row stream lazily, one row at a time. */

@@ -64,6 +64,22 @@ function presentThresholds(providerId: string, t: Thresholds, isDefault: boolean
   };
 }
 
+/** Every casino's thresholds (its own, or the defaults), with who last set them; platform admins only. */
+export async function listAllThresholds(deps: BackofficeDeps, caller: Caller) {
+  authorize(caller, 'wins:thresholds');
+  const rows = await wins.listThresholds(deps.db);
+  return rows.map((r) => {
+    const own = r.multiplier_over === null ? null : { multiplierOver: String(r.multiplier_over), payoutOver: r.payout_over as Record<string, string> };
+    return {
+      ...presentThresholds(String(r.provider_id), own ?? wins.DEFAULT_THRESHOLDS, own === null),
+      name: String(r.name),
+      status: String(r.status),
+      updatedBy: (r.updated_by as string | null) ?? null,
+      updatedAt: isoOrNull(r.updated_at),
+    };
+  });
+}
+
 export async function getThresholds(deps: BackofficeDeps, caller: Caller, providerId: string) {
   authorize(caller, 'wins:thresholds');
   if (!(await wins.casinoExists(deps.db, providerId))) throw new AppError('PROVIDER_NOT_FOUND', 'No such casino');

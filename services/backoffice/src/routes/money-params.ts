@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SORTS } from '../data/search';
 
 /**
  * Query parameters shared by the money routes. Every value arrives as text; anything outside the
@@ -41,4 +42,15 @@ export const transactionFilter = z.object({
 /** GET /money/rounds[.csv] (amountMin/amountMax on the bet, reason on the settlement, transactionId the bet's). */
 export const roundFilter = z.object({ ...common, status: z.enum(['OPEN', 'SETTLED']).optional() }).strict();
 
-export const searchPaging = z.object({ limit: limitParam, sortOrder: z.enum(['asc', 'desc']).default('desc'), cursor: z.string().max(400).optional() });
+const sortOrderParam = z.enum(['asc', 'desc']);
+const sortNames = <T extends object>(sorts: T) => Object.keys(sorts) as [keyof T & string, ...(keyof T & string)[]];
+const transactionSortBy = z.enum(sortNames(SORTS.transactions));
+const roundSortBy = z.enum(sortNames(SORTS.rounds));
+
+export const searchPaging = z.object({ limit: limitParam, cursor: z.string().max(400).optional() });
+/** The list's sort: `sortBy` one of the table's sorts (default the creation time), newest or largest first by default. */
+export const transactionSort = z.object({ sortBy: transactionSortBy.default('createdAt'), sortOrder: sortOrderParam.default('desc') });
+export const roundSort = z.object({ sortBy: roundSortBy.default('createdAt'), sortOrder: sortOrderParam.default('desc') });
+/** The export's sort: the same names; without them, oldest first as before sorts existed. */
+export const transactionExportSort = z.object({ sortBy: transactionSortBy.optional(), sortOrder: sortOrderParam.optional() });
+export const roundExportSort = z.object({ sortBy: roundSortBy.optional(), sortOrder: sortOrderParam.optional() });

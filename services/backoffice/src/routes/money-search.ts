@@ -4,10 +4,10 @@ import { handler, sendEnvelope } from '@relay/shared';
 import { callerOf } from '../domain/access';
 import type { BackofficeDeps } from '../domain/deps';
 import { exportSearch, roundStory, search, transactionDetail } from '../domain/money';
-import type { LedgerTable } from '../data/ledger';
+import type { LedgerFilter, LedgerTable } from '../data/ledger';
 import { sendCsv } from './csv';
 import { sendKeysetList } from './present-money';
-import { idParam, roundFilter, searchPaging, transactionFilter } from './money-params';
+import { idParam, roundExportSort, roundFilter, roundSort, searchPaging, transactionExportSort, transactionFilter, transactionSort } from './money-params';
 import { parse } from './validation';
 
 export const TRANSACTION_CSV_COLUMNS = ['providerId', 'transactionId', 'previousTransactionId', 'category', 'status', 'groupId', 'gameId', 'playerId', 'sessionId', 'roundId', 'amount', 'currency', 'reason', 'appliedMultiplier', 'betAmount', 'isRetry', 'balance', 'errorCode', 'attempts', 'completedAt', 'createdAt'];
@@ -16,10 +16,18 @@ export const ROUND_CSV_COLUMNS = ['providerId', 'roundId', 'groupId', 'gameId', 
 export const roundPath = z.object({ providerId: idParam, roundId: idParam });
 export const transactionPath = z.object({ providerId: idParam, transactionId: idParam });
 
-const LISTS: [string, LedgerTable, typeof transactionFilter | typeof roundFilter, string[]][] = [
-  ['transactions', 'transactions', transactionFilter, TRANSACTION_CSV_COLUMNS],
-  ['rounds', 'rounds', roundFilter, ROUND_CSV_COLUMNS],
+/** Each list's query schema (filters, sort, paging) and its export's (filters, sort). */
+export const transactionQuery = transactionFilter.extend(transactionSort.shape).extend(searchPaging.shape);
+export const transactionExportQuery = transactionFilter.extend(transactionExportSort.shape);
+export const roundQuery = roundFilter.extend(roundSort.shape).extend(searchPaging.shape);
+export const roundExportQuery = roundFilter.extend(roundExportSort.shape);
+
+const LISTS: [string, LedgerTable, z.ZodType<ListQuery>, z.ZodType<ExportQuery>, string[]][] = [
+  ['transactions', 'transactions', transactionQuery, transactionExportQuery, TRANSACTION_CSV_COLUMNS],
+  ['rounds', 'rounds', roundQuery, roundExportQuery, ROUND_CSV_COLUMNS],
 ];
+type ExportQuery = LedgerFilter & { sortBy?: string; sortOrder?: 'asc' | 'desc' };
+type ListQuery = LedgerFilter & { sortBy: string; sortOrder: 'asc' | 'desc'; limit: number; cursor?: string };
 
 /**
  * Search rounds and transactions across the caller's scope (`/money/rounds`, `/money/transactions`),
@@ -27,16 +35,19 @@ const LISTS: [string, LedgerTable, typeof transactionFilter | typeof roundFilter
  */
 export function moneySearchRoutes(deps: BackofficeDeps): Router {
   const router = Router();
-  for (const [path, table, filter, columns] of LISTS) {
+  for (const [path, table, listQuery, exportQuery, columns] of LISTS) {
     router.get(`/money/${path}`, handler(async (req, res) => {
-      const { limit, cursor, sortOrder, ...f } = parse(filter.extend(searchPaging.shape), req.query);
-      const found = await search(deps, callerOf(req.identity), table, f, { limit, order: sortOrder, cursor });
+      const { limit, cursor, sortBy, sortOrder, ...f } = parse(listQuery, req.query);
+      const found = await search(deps, callerOf(req.identity), table, f, { limit, sort: { by: sortBy, order: sortOrder }, cursor });
       sendKeysetList(res, `${path === 'rounds' ? 'Rounds' : 'Transactions'} fetched successfully`, found.rows, { nextCursor: found.next, totals: found.totals });
     }));
     router.get(`/money/${path}.csv`, handler(async (req, res) => {
-      const f = parse(filter, req.query);
+      const q = parse(exportQuery, req.query);
+      const { sortBy, sortOrder, ...f } = q;
       const caller = callerOf(req.identity);
-      await sendCsv(req, res, `${path}.csv`, caller, f, columns, () => exportSearch(deps, caller, table, f));
+      // The header line names the sort too when one was asked for.
+      const sort = { by: sortBy ?? 'createdAt', order: sortOrder ?? 'asc' } as const;
+      await sendCsv(req, res, `${path}.csv`, caller, { ...q }, columns, () => exportSearch(deps, caller, table, f, sort));
     }));
   }
   router.get('/money/rounds/:providerId/:roundId/story', handler(async (req, res) => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { handler, isValidAmount, sendEnvelope, toMoneyString } from '@relay/shared';
 import { callerOf } from '../domain/access';
 import type { BackofficeDeps } from '../domain/deps';
-import { exportFlaggedWins, getThresholds, listFlaggedWins, reviewWin, setThresholds } from '../domain/wins';
+import { exportFlaggedWins, getThresholds, listAllThresholds, listFlaggedWins, reviewWin, setThresholds } from '../domain/wins';
 import { sendCsv } from './csv';
 import { idParam, instantParam, limitParam, pageParam } from './money-params';
 import { decisionBody } from './money-reconciliation';
@@ -58,6 +58,9 @@ export function winRoutes(deps: BackofficeDeps): Router {
       const { providerId, transactionId } = parse(winPath, req.params);
       const { note } = parse(decisionBody, req.body ?? {});
       sendEnvelope(res, 200, 'Win reviewed', await reviewWin(deps, factsOf(req), providerId, transactionId, note));
+    }))
+    .get('/money/flag-thresholds', handler(async (req, res) => {
+      sendEnvelope(res, 200, 'Flag thresholds fetched successfully', await listAllThresholds(deps, callerOf(req.identity)));
     }))
     .get('/money/flag-thresholds/:providerId', handler(async (req, res) => {
       sendEnvelope(res, 200, 'Flag thresholds fetched successfully', await getThresholds(deps, callerOf(req.identity), parse(thresholdsPath, req.params).providerId));

@@ -7,7 +7,7 @@ export const API = '/backoffice/v1';
 const CSRF_COOKIE = 'relay_bo_csrf';
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly code?: string) {
+  constructor(readonly status: number, message: string, readonly code?: string, readonly details: { path: string; message: string }[] = []) {
     super(message);
   }
 }
@@ -48,7 +48,7 @@ export async function request<T, M = Record<string, unknown>>(method: string, pa
   if (!res.ok) {
     // The session probe's refusal means "not signed in yet", not "your session ended".
     if (parsed?.error === NOT_SIGNED_IN && !path.startsWith('/auth/') && path !== '/session') onSessionEnded();
-    throw new ApiError(res.status, parsed?.message ?? `Request failed (${res.status})`, parsed?.error);
+    throw new ApiError(res.status, parsed?.message ?? `Request failed (${res.status})`, parsed?.error, Array.isArray(parsed?.details) ? parsed.details : []);
   }
   return parsed as Envelope<T, M>;
 }
@@ -65,6 +65,7 @@ export async function currentSession(): Promise<SessionInfo | null> {
 
 export const get = <T, M = Record<string, unknown>>(path: string) => request<T, M>('GET', path);
 export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, body);
+export const put = <T>(path: string, body?: unknown) => request<T>('PUT', path, body);
 
 export function query(params: Record<string, string | number | undefined | null>): string {
   const q = new URLSearchParams();
@@ -143,6 +144,7 @@ export interface Transaction {
   errorCode: string | null;
   errorMessage: string | null;
   attempts: number;
+  completedAt?: string | null;
   createdAt?: string | null;
   attemptLog?: Attempt[];
 }
@@ -217,6 +219,19 @@ export interface FlaggedWin {
   reviewedBy: string | null;
   reviewedAt: string | null;
   createdAt: string | null;
+}
+
+/** A casino's win-flag thresholds (GET /money/flag-thresholds): its own, or the defaults. */
+export interface CasinoThresholds {
+  providerId: string;
+  name: string;
+  status: string;
+  isDefault: boolean;
+  multiplierOver: number;
+  /** Currency code to amount; '*' for every other currency. */
+  payoutOver: Record<string, number>;
+  updatedBy: string | null;
+  updatedAt: string | null;
 }
 
 export interface ReportRow {

@@ -12,21 +12,43 @@ const LABELS: Record<(typeof FILTERS)[number], string> = {
   gameId: 'Game id', currency: 'Currency', from: 'From (ISO instant, UTC)', to: 'To (ISO instant, UTC)',
 };
 
-/** Rounds or transactions matching the filters, newest or oldest first, with exact totals per currency and a CSV of all of it. */
+/** The sorts the API offers per list (sortBy); createdAt is the default and stays out of the address. */
+const SORTS = { rounds: ['createdAt', 'settledAt', 'betAmount', 'payoutAmount'], transactions: ['createdAt', 'completedAt', 'amount'] } as const;
+type Table = keyof typeof SORTS;
+export interface SortState {
+  by: string;
+  order: 'asc' | 'desc';
+}
+
+/**
+ * Rounds or transactions matching the filters, sorted by any column header (the sort lives in the
+ * address with the filters, and paging and the CSV export use it), with exact totals per currency.
+ */
 export function Search() {
   const [params, setParams] = useQueryString();
   const table = params.get('table') === 'transactions' ? 'transactions' : 'rounds';
   const order = params.get('sortOrder') === 'asc' ? 'asc' : 'desc';
+  // A sort the list does not offer (a link from the other tab) falls back to the default.
+  const asked = params.get('sortBy') ?? 'createdAt';
+  const sortBy = (SORTS[table] as readonly string[]).includes(asked) ? asked : 'createdAt';
+  const sorting = { sortBy: sortBy === 'createdAt' ? undefined : sortBy, sortOrder: order };
   const cursor = params.get('cursor') ?? undefined;
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? undefined]));
   const status = params.get('status') ?? undefined;
   const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])));
-  const qs = query({ ...filters, status, sortOrder: order, limit: 50 });
+  const qs = query({ ...filters, status, ...sorting, limit: 50 });
   const found = useQuery({
     queryKey: ['search', table, qs, cursor],
-    queryFn: () => get<(Round | Transaction)[], SearchMeta>(`/money/${table}${query({ ...filters, status, sortOrder: order, limit: 50, cursor })}`),
+    queryFn: () => get<(Round | Transaction)[], SearchMeta>(`/money/${table}${query({ ...filters, status, ...sorting, limit: 50, cursor })}`),
   });
-  const csv = `${API}/money/${table}.csv${query({ ...filters, status })}`;
+  // The export in the order on screen (its own default would be oldest first).
+  const csv = `${API}/money/${table}.csv${query({ ...filters, status, ...sorting })}`;
+  // The same column again turns the order round; another column starts with its largest or newest.
+  const onSort = (by: string) => setParams({
+    sortBy: by === 'createdAt' ? undefined : by,
+    sortOrder: by === sortBy ? (order === 'desc' ? 'asc' : 'desc') : 'desc',
+    cursor: undefined,
+  });
 
   const apply = (e: FormEvent) => {
     e.preventDefault();
@@ -38,7 +60,7 @@ export function Search() {
       <h1>Search</h1>
       <div role="tablist" aria-label="What to search" className="tabs">
         {(['rounds', 'transactions'] as const).map((t) => (
-          <button key={t} role="tab" type="button" aria-selected={table === t} onClick={() => setParams({ table: t, status: undefined, cursor: undefined })}>
+          <button key={t} role="tab" type="button" aria-selected={table === t} onClick={() => setParams({ table: t, status: undefined, cursor: undefined, sortBy: undefined })}>
             {t === 'rounds' ? 'Rounds' : 'Transactions'}
           </button>
         ))}
@@ -75,7 +97,7 @@ export function Search() {
               </span>
             ))}
           </section>
-          <Results table={table} rows={found.data.data} order={order} onSort={() => setParams({ sortOrder: order === 'desc' ? 'asc' : 'desc', cursor: undefined })} />
+          <Results table={table} rows={found.data.data} sort={{ by: sortBy, order }} onSort={onSort} />
           <nav className="pager" aria-label="Pages">
             {cursor && <button type="button" onClick={() => setParams({ cursor: undefined })}>First page</button>}
             {found.data.meta?.nextCursor && <button type="button" onClick={() => setParams({ cursor: found.data.meta!.nextCursor! })}>Next page</button>}
@@ -86,17 +108,26 @@ export function Search() {
   );
 }
 
-function Results({ table, rows, order, onSort }: { table: 'rounds' | 'transactions'; rows: (Round | Transaction)[]; order: 'asc' | 'desc'; onSort: () => void }) {
-  const sort = (
-    <th scope="col" aria-sort={order === 'asc' ? 'ascending' : 'descending'}>
-      <button type="button" className="link" onClick={onSort}>Time {order === 'asc' ? '▲' : '▼'}</button>
+/** A column header that sorts: a button (Enter or Space), aria-sort on the column the list is sorted by. */
+export function SortHeader({ label, by, sort, onSort, numeric }: { label: string; by: string; sort: SortState; onSort: (by: string) => void; numeric?: boolean }) {
+  const active = sort.by === by;
+  return (
+    <th scope="col" className={numeric ? 'num' : undefined} aria-sort={active ? (sort.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" className="link sort" onClick={() => onSort(by)}>
+        {label}
+        <span aria-hidden="true">{active ? (sort.order === 'asc' ? ' ▲' : ' ▼') : ' ↕'}</span>
+      </button>
     </th>
   );
+}
+
+function Results({ table, rows, sort, onSort }: { table: Table; rows: (Round | Transaction)[]; sort: SortState; onSort: (by: string) => void }) {
+  const header = (label: string, by: string, numeric?: boolean) => <SortHeader label={label} by={by} sort={sort} onSort={onSort} numeric={numeric} />;
   if (rows.length === 0) return <p>Nothing matches.</p>;
   if (table === 'rounds') {
     return (
       <table className="results">
-        <thead><tr>{sort}<th scope="col">Casino</th><th scope="col">Round</th><th scope="col">Player</th><th scope="col">Game</th><th scope="col">Status</th><th scope="col" className="num">Bet</th><th scope="col" className="num">Payout</th></tr></thead>
+        <thead><tr>{header('Time', 'createdAt')}<th scope="col">Casino</th><th scope="col">Round</th><th scope="col">Player</th><th scope="col">Game</th><th scope="col">Status</th>{header('Settled', 'settledAt')}{header('Bet', 'betAmount', true)}{header('Payout', 'payoutAmount', true)}</tr></thead>
         <tbody>
           {(rows as Round[]).map((r) => (
             <tr key={`${r.providerId}/${r.roundId}`}>
@@ -106,6 +137,7 @@ function Results({ table, rows, order, onSort }: { table: 'rounds' | 'transactio
               <td>{r.playerId}</td>
               <td>{r.gameId}</td>
               <td>{r.status}</td>
+              <td><Time at={r.settledAt} /></td>
               <td className="num"><Money amount={r.betAmount} currency={r.currency} /></td>
               <td className="num"><Money amount={r.payoutAmount} currency={r.currency} /></td>
             </tr>
@@ -116,7 +148,7 @@ function Results({ table, rows, order, onSort }: { table: 'rounds' | 'transactio
   }
   return (
     <table className="results">
-      <thead><tr>{sort}<th scope="col">Casino</th><th scope="col">Transaction</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Round</th><th scope="col">Player</th><th scope="col" className="num">Amount</th></tr></thead>
+      <thead><tr>{header('Time', 'createdAt')}<th scope="col">Casino</th><th scope="col">Transaction</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Round</th><th scope="col">Player</th>{header('Completed', 'completedAt')}{header('Amount', 'amount', true)}</tr></thead>
       <tbody>
         {(rows as Transaction[]).map((t) => (
           <tr key={`${t.providerId}/${t.transactionId}`}>
@@ -127,6 +159,7 @@ function Results({ table, rows, order, onSort }: { table: 'rounds' | 'transactio
             <td>{t.status}{t.errorCode ? ` (${t.errorCode})` : ''}</td>
             <td><Link href={storyPath(t.providerId, t.roundId)}>{t.roundId}</Link></td>
             <td>{t.playerId}</td>
+            <td><Time at={t.completedAt} /></td>
             <td className="num"><Money amount={t.amount} currency={t.currency} /></td>
           </tr>
         ))}

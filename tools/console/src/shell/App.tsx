@@ -9,6 +9,7 @@ import { Search } from '../search/Search';
 import { RoundStoryScreen } from '../round/RoundStory';
 import { Reconciliation } from '../reconciliation/Reconciliation';
 import { FlaggedWins } from '../wins/FlaggedWins';
+import { FlagThresholds } from '../wins/FlagThresholds';
 import { Reports } from '../reports/Reports';
 import { AuditTrail } from '../audit/AuditTrail';
 import { ThemeToggle } from './theme';
@@ -22,6 +23,8 @@ const NAV = [
 ] as const;
 /** The audit trail is for admins (of any scope: the API narrows what each sees). */
 const ADMIN_NAV = [['/audit', 'Audit trail']] as const;
+/** Win-flag thresholds are set by platform admins only. */
+const PLATFORM_ADMIN_NAV = [['/flag-thresholds', 'Flag thresholds']] as const;
 
 function scopeLabel(s: SessionInfo): string {
   if (s.scope.type === 'casino') return `casino ${s.scope.providerId}`;
@@ -58,7 +61,7 @@ export function App() {
       <header className="top" inert={ended}>
         <span className="brand">Game Relay console</span>
         <nav aria-label="Main">
-          {[...NAV, ...(info.role === 'admin' ? ADMIN_NAV : [])].map(([href, label]) => (
+          {[...NAV, ...(info.role === 'admin' && info.scope.type === 'platform' ? PLATFORM_ADMIN_NAV : []), ...(info.role === 'admin' ? ADMIN_NAV : [])].map(([href, label]) => (
             <Link key={href} href={href} className={(href === '/' ? location === '/' : location.startsWith(href)) ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>
               {label}
             </Link>
@@ -77,6 +80,7 @@ export function App() {
           <Route path="/rounds/:providerId/:roundId">{(p) => <RoundStoryScreen providerId={decodeURIComponent(p.providerId)} roundId={decodeURIComponent(p.roundId)} />}</Route>
           <Route path="/reconciliation"><Reconciliation /></Route>
           <Route path="/flagged-wins"><FlaggedWins /></Route>
+          <Route path="/flag-thresholds"><FlagThresholds /></Route>
           <Route path="/reports"><Reports /></Route>
           <Route path="/audit"><AuditTrail /></Route>
           <Route><h1>Not found</h1><p>No such page.</p></Route>

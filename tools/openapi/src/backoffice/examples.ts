@@ -186,6 +186,10 @@ export const winReviewed = { ...flaggedWin, state: 'REVIEWED', reviewNote: 'Chec
 export const winsMeta = { total: 1, page: 1, limit: 100, from: '2026-10-22T20:40:00.000Z', to: null };
 export const thresholdsBody = { multiplierOver: 500, payoutOver: { EUR: 10000, '*': 10000 } };
 export const thresholds = { providerId: ids.providerId, isDefault: false, ...thresholdsBody };
+export const casinoThresholds = [
+  { ...thresholds, name: 'Demo Casino', status: 'ACTIVE', updatedBy: '3f2b8c1e-5d4a-4b7e-9c1f-2a3b4c5d6e7f', updatedAt: '2026-03-01T09:30:00.000Z' },
+  { providerId: 'other-casino', isDefault: true, multiplierOver: 500, payoutOver: { '*': 10000 }, name: 'Other Casino', status: 'ACTIVE', updatedBy: null, updatedAt: null },
+];
 
 const sums = { bets: 120, betSum: 300, payoutSum: 262.5, ggr: 37.5, roundsSettled: 119, roundsOpen: 1, distinctPlayers: 14 };
 export const reportRow = { day: '2026-11-21', providerId: ids.providerId, currency: 'EUR', ...sums };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  decisionBody, itemFilter, walletHealthQuery, itemKey, itemPaging, reportPaging, reportQuery, roundFilter, roundPath, searchPaging, thresholdsBody, thresholdsPath,
+  decisionBody, itemFilter, walletHealthQuery, itemKey, itemPaging, reportPaging, reportQuery, roundFilter, roundPath, searchPaging, transactionSort, roundSort, transactionExportSort, roundExportSort, thresholdsBody, thresholdsPath,
   transactionFilter, transactionPath, winFilter, winPaging, winPath, ITEM_CSV_COLUMNS, ROUND_CSV_COLUMNS, TRANSACTION_CSV_COLUMNS, WIN_CSV_COLUMNS,
 } from '@relay/backoffice';
 import * as ex from './examples';
@@ -27,8 +27,9 @@ const PARAMS: Record<string, string> = {
   to: 'Created at or before this ISO-8601 instant.',
   limit: 'Rows per page, 1 to 500 (default 100).',
   page: 'Page number from 1 (default 1).',
-  sortOrder: '`desc` (newest first, the default) or `asc` on the creation time.',
-  cursor: '`meta.nextCursor` of the previous page, with the same filters and `sortOrder`.',
+  sortBy: 'The column the list is sorted by: `createdAt` (the default), on transactions `completedAt` or `amount`, on rounds `settledAt`, `betAmount` or `payoutAmount`. Empty values (an unfinished transaction\'s `completedAt`, an open round\'s `settledAt` and `payoutAmount`) come last in both directions; ties are broken by the record id.',
+  sortOrder: '`desc` (newest or largest first, the default) or `asc`.',
+  cursor: '`meta.nextCursor` of the previous page, with the same filters, `sortBy` and `sortOrder` (a cursor of another sort is `400 Bad Request`).',
   kind: 'The kind of item: `PENDING_ABANDONED`, `CREDIT_OWED`, `ROUND_OPEN` or `DEBIT_UNCLEAR`.',
   recordId: 'The transaction id of the item, or the round id for `ROUND_OPEN`.',
 };
@@ -45,24 +46,24 @@ export const moneyOperations: BackofficeOperation[] = [
     method: 'get', path: '/backoffice/v1/money/transactions', operationId: 'searchTransactions', tag: 'Search', access: 'read', parameterText: PARAMS, permission: 'money:read',
     summary: 'Search transactions',
     description: 'Every filter of the game API\'s reporting plus `groupId`, `providerId`, `playerId`, status, category, reason, an amount range (`amountMin`/`amountMax`, inclusive, exact decimals) and a period (`from`/`to` on the creation time). `meta.totals` are exact over everything the filters match; walk long lists with `meta.nextCursor`.',
-    query: transactionFilter.extend(searchPaging.shape),
+    query: transactionFilter.extend(transactionSort.shape).extend(searchPaging.shape),
     ok: { message: 'Transactions fetched successfully', data: z.array(res.transaction), example: [ex.transaction], meta: { schema: res.searchMeta(res.transactionTotals), example: ex.transactionsMeta } },
   },
   {
     method: 'get', path: '/backoffice/v1/money/transactions.csv', operationId: 'exportTransactions', tag: 'Search', access: 'read', parameterText: PARAMS, permission: 'money:read',
-    summary: 'Export transactions as CSV', description: 'The same filters as the search, every matching transaction.', query: transactionFilter,
+    summary: 'Export transactions as CSV', description: 'The same filters and sorts as the search, every matching transaction; without `sortBy`/`sortOrder`, oldest first.', query: transactionFilter.extend(transactionExportSort.shape),
     csv: { description: CSV_HEAD, example: csvExample('status=FAILED', TRANSACTION_CSV_COLUMNS) },
   },
   {
     method: 'get', path: '/backoffice/v1/money/rounds', operationId: 'searchRounds', tag: 'Search', access: 'read', parameterText: PARAMS, permission: 'money:read',
     summary: 'Search rounds',
     description: 'As the transaction search; `amountMin`/`amountMax` apply to the bet, `reason` to the settlement, `transactionId` to the bet. Totals carry bet and payout sums per currency.',
-    query: roundFilter.extend(searchPaging.shape),
+    query: roundFilter.extend(roundSort.shape).extend(searchPaging.shape),
     ok: { message: 'Rounds fetched successfully', data: z.array(res.round), example: [ex.round], meta: { schema: res.searchMeta(res.roundTotals), example: ex.roundsMeta } },
   },
   {
     method: 'get', path: '/backoffice/v1/money/rounds.csv', operationId: 'exportRounds', tag: 'Search', access: 'read', parameterText: PARAMS, permission: 'money:read',
-    summary: 'Export rounds as CSV', description: 'The same filters as the search, every matching round.', query: roundFilter,
+    summary: 'Export rounds as CSV', description: 'The same filters and sorts as the search, every matching round; without `sortBy`/`sortOrder`, oldest first.', query: roundFilter.extend(roundExportSort.shape),
     csv: { description: CSV_HEAD, example: csvExample('status=OPEN', ROUND_CSV_COLUMNS) },
   },
   {
@@ -122,6 +123,11 @@ export const moneyOperations: BackofficeOperation[] = [
     summary: 'Review a flagged win', description: '`FLAGGED -> REVIEWED` with a note; audited. A second review is `409`.',
     path_: winPath, body: { schema: decisionBody, example: { note: 'Checked the game log: a fair win' } },
     ok: { message: 'Win reviewed', data: res.flaggedWin, example: ex.winReviewed }, errors: { 404: ['NOT_FOUND'], 409: ['STATE_CONFLICT'] },
+  },
+  {
+    method: 'get', path: '/backoffice/v1/money/flag-thresholds', operationId: 'listFlagThresholds', tag: 'Flagged wins', access: 'read', parameterText: PARAMS, permission: 'wins:thresholds',
+    summary: "Every casino's flag thresholds", description: 'Each casino by `providerId`, with its own thresholds and who last set them, or the platform defaults (`isDefault: true`).',
+    ok: { message: 'Flag thresholds fetched successfully', data: z.array(res.casinoThresholds), example: ex.casinoThresholds },
   },
   {
     method: 'get', path: '/backoffice/v1/money/flag-thresholds/{providerId}', operationId: 'getFlagThresholds', tag: 'Flagged wins', access: 'read', parameterText: PARAMS, permission: 'wins:thresholds',

@@ -70,7 +70,7 @@ const totalsOf = (sums: Record<string, z.ZodType>) =>
 
 export const searchMeta = (sums: Record<string, z.ZodType>) =>
   z.strictObject({
-    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same filters and `sortOrder`) for the next page; null on the last page.' }),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same filters, `sortBy` and `sortOrder`) for the next page; null on the last page.' }),
     totals: totalsOf(sums),
   });
 export const transactionTotals = { amount: money };
@@ -208,6 +208,16 @@ export const thresholds = z
     payoutOver: z.record(z.string(), money).meta({ description: 'Per currency; `*` for every other currency.' }),
   })
   .meta({ id: 'FlagThresholds' });
+
+export const casinoThresholds = z
+  .strictObject({
+    ...thresholds.shape,
+    name: z.string(),
+    status: z.string().meta({ description: "The casino's status." }),
+    updatedBy: z.string().nullable().meta({ description: 'The account (or `ADMIN_TOKEN`) that last set them; null while the defaults apply.' }),
+    updatedAt: timestamp.nullable(),
+  })
+  .meta({ id: 'CasinoFlagThresholds' });
 
 const metrics = {
   bets: z.number().int(),
