@@ -270,7 +270,7 @@ describe('migrate-live: the live migration of a ledger on the layout before 007'
       await stream.stop();
       expect(stream.errors).toEqual([]);
 
-      const max = (list: typeof stream.waits) => list.reduce((m, w) => (w.ms > m.ms ? w : m), { ms: 0, what: '-', at: 0, release: '-' });
+      const max = (list: MoneyStream['waits']) => list.reduce((m, w) => (w.ms > m.ms ? w : m), { ms: 0, what: '-', at: 0, release: '-' });
       const inPrepare = stream.waits.filter((w) => w.at >= t0 && w.at <= legacyDone);
       const inSwitch = stream.waits.filter((w) => w.at >= switchStart && w.at <= switchEnd + 50);
       const calls = stream.waits.filter((w) => w.what !== 'replay');
