@@ -6,6 +6,7 @@ import pg from 'pg';
 import S3rver from 's3rver';
 import { createLogger, dropDatabase, ensureDatabaseExists, migrateToLatest } from '@relay/shared';
 import { MANIFEST, TABLE_SPECS, type Manifest } from '../src/ledger/archive';
+import { main as cliMain } from '../src/ledger/cli';
 import { restoreMonth } from '../src/ledger/restore';
 import { runRetention } from '../src/ledger/retention';
 import { archiveStore } from '../src/ledger/store';
@@ -34,6 +35,8 @@ const old = monthsBack(2);
 const label = (month: string) => month.slice(0, 7);
 
 let server: S3rver;
+/** The job's own staging directory: it still holds every file it uploaded. */
+let jobDir: string;
 let endpoint: string;
 let s3: S3Client;
 let client: pg.Client;
@@ -117,6 +120,7 @@ afterAll(async () => {
 describe('ledger archives in an S3-compatible bucket', () => {
   it('When the retention job archives two months with a bucket configured, then every file and manifest is in the bucket, byte for byte', async () => {
     const store = await bucketStore();
+    jobDir = store.dir;
     const result = await runRetention(client, { retentionMonths: 1, idempotencyDays: 120, store, logger });
     expect(result.archived).toEqual([label(older), label(old)]);
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${PREFIX}/` }));
@@ -161,6 +165,30 @@ describe('ledger archives in an S3-compatible bucket', () => {
     expect(removed.problems).toEqual([expect.stringMatching(new RegExp(`^${label(older)}: manifest missing`))]);
     await putObject(key, saved);
     expect((await verifyChain(client, await bucketStore())).problems).toEqual([]);
+  });
+
+  it('When an object is edited in the bucket, then `ledger verify` on the archiving host sees it although its staging copy is intact', async () => {
+    const cli = async (args: string[]) => {
+      const saved = { ...process.env };
+      Object.assign(process.env, {
+        DATABASE_URL: url, LEDGER_ARCHIVE_DIR: jobDir, LEDGER_ARCHIVE_S3_BUCKET: BUCKET, LEDGER_ARCHIVE_S3_ENDPOINT: endpoint,
+        LEDGER_ARCHIVE_S3_PREFIX: PREFIX, LOG_LEVEL: 'silent',
+      });
+      const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      try {
+        return await cliMain(args);
+      } finally {
+        write.mockRestore();
+        process.env = saved;
+      }
+    };
+    expect(await cli(['verify', '--deep'])).toBe(0);
+    const key = objectKey(older, 'rounds.csv.gz');
+    const saved = await getObject(key);
+    await putObject(key, Buffer.concat([saved, Buffer.from('x')]));
+    expect(await cli(['verify'])).toBe(1);
+    await putObject(key, saved);
+    expect(await cli(['verify'])).toBe(0);
   });
 
   it('When a file or a manifest is edited in the bucket, then verify names the edited object', async () => {

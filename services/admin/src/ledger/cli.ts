@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createLogger, loadConfig } from '@relay/shared';
@@ -44,15 +47,21 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'verify': {
+      // With a bucket, the bucket is the archive: verify downloads every month into an empty
+      // staging directory of its own, so a copy left in LEDGER_ARCHIVE_DIR cannot hide an object
+      // removed or edited in the bucket.
+      const staging = config.LEDGER_ARCHIVE_S3_BUCKET ? await fs.mkdtemp(path.join(os.tmpdir(), 'relay-ledger-verify-')) : null;
       const client = new pg.Client({ connectionString: config.DATABASE_URL, application_name: 'relay-ledger-verify' });
       await client.connect();
       try {
-        const report = await verifyChain(client, store, { deep: values.deep });
+        const source = staging ? archiveStore({ ...config, LEDGER_ARCHIVE_DIR: staging }) : store;
+        const report = await verifyChain(client, source, { deep: values.deep });
         for (const problem of report.problems) out(`PROBLEM ${problem}`);
         out(`${report.months.length} archived months checked${report.problems.length ? `, ${report.problems.length} problems` : ', chain intact'}`);
         return report.problems.length ? 1 : 0;
       } finally {
         await client.end();
+        if (staging) await fs.rm(staging, { recursive: true, force: true });
       }
     }
     case 'restore': {
