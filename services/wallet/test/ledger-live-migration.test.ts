@@ -339,6 +339,7 @@ describe('migrate-live: the live migration of a ledger on the layout before 007'
         'backfill:rounds',
         'backfill:attempts#2',
         'kill backfill:attempts#1',
+        'kill in CREATE INDEX CONCURRENTLY',
         'index:transactions_live_id_created',
         'index:transactions_group_created',
         'after:indexes',
@@ -347,6 +348,35 @@ describe('migrate-live: the live migration of a ledger on the layout before 007'
         'after:validate',
       ];
       for (const crash of crashes) {
+        if (crash === 'kill in CREATE INDEX CONCURRENTLY') {
+          // An open write makes the build wait after it has put its (invalid) index in the catalog;
+          // the command is killed there, and the next run must drop that index and build it again.
+          const writer = new pg.Client({ connectionString: url });
+          await writer.connect();
+          let killed = false;
+          const run = migrateLive(url, {
+            checkpoint: async (where) => {
+              if (where !== 'after:backfill') return;
+              await writer.query('BEGIN');
+              await writer.query(`UPDATE transactions SET updated_at = updated_at WHERE transaction_id = 'b-1'`);
+              void (async () => {
+                for (let i = 0; i < 200 && !killed; i += 1) {
+                  const { rows } = await db.raw(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+                                                  WHERE application_name = 'relay-ledger-migrate-live' AND query LIKE 'CREATE UNIQUE INDEX CONCURRENTLY%' AND wait_event_type = 'Lock'`);
+                  killed = rows.length > 0;
+                  await new Promise((r) => setTimeout(r, 25));
+                }
+                await writer.query('ROLLBACK');
+                await writer.end();
+              })();
+            },
+          });
+          await expect(run).rejects.toThrow(/terminat|Connection/i);
+          const left = await db.raw(`SELECT x.indisvalid AS valid FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE i.relname = 'transactions_live_id_created'`);
+          expect(left.rows).toEqual([{ valid: false }]);
+          await play();
+          continue;
+        }
         const kill = crash.startsWith('kill ');
         const [point, nth] = crash.replace('kill ', '').split('#');
         let seen = 0;
