@@ -17,6 +17,12 @@ export * from './health';
 export * from './lifecycle';
 export * from './runtime';
 export { migrationSource } from './migrations';
+export {
+  LIVE as LEDGER_LIVE_MIGRATION,
+  KEY_TABLES as LEDGER_KEY_TABLES,
+  MONEY_INDEXES as LEDGER_MONEY_INDEXES,
+  liveMigrationStep,
+} from './migrations/007_ledger_partitions';
 export * from './sessions';
 export * from './registry';
 export * from './casino';

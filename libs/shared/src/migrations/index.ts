@@ -9,6 +9,7 @@ import * as ledgerPartitions from './007_ledger_partitions';
 import * as ledgerArchives from './008_ledger_archives';
 import * as ledgerRollups from './009_ledger_rollups';
 import * as attemptsStartedBrin from './010_attempts_started_brin';
+import * as ledgerLegacyPartition from './011_ledger_legacy_partition';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '008_ledger_archives': ledgerArchives,
   '009_ledger_rollups': ledgerRollups,
   '010_attempts_started_brin': attemptsStartedBrin,
+  '011_ledger_legacy_partition': ledgerLegacyPartition,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createLogger, loadConfig } from '@relay/shared';
 import { ledgerJobs } from './index';
+import { migrateLive } from './live-migration';
 import { restoreMonth } from './restore';
 import { runJobOnce } from './scheduler';
 import { archiveStore } from './store';
@@ -15,13 +19,22 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
  *   archive                                   run the retention job once (under its lock)
  *   verify [--deep]                           walk the archive chain; exit 1 on any problem
  *   restore --month YYYY-MM --database URL    load one archived month into a database
+ *   migrate-live [--prepare-only] [--batch-size N]
+ *                                             move a ledger of the layout before 007 to the partitioned
+ *                                             layout while money calls run (safe to interrupt and rerun)
  * Configuration from the environment, as the admin service reads it.
  */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { month: { type: 'string' }, database: { type: 'string' }, deep: { type: 'boolean' } },
+    options: {
+      month: { type: 'string' },
+      database: { type: 'string' },
+      deep: { type: 'boolean' },
+      'prepare-only': { type: 'boolean' },
+      'batch-size': { type: 'string' },
+    },
   });
   const config = loadConfig(process.env, { process: 'admin' });
   const logger = createLogger({ service: 'ledger-cli', level: config.LOG_LEVEL });
@@ -34,15 +47,21 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'verify': {
+      // With a bucket, the bucket is the archive: verify downloads every month into an empty
+      // staging directory of its own, so a copy left in LEDGER_ARCHIVE_DIR cannot hide an object
+      // removed or edited in the bucket.
+      const staging = config.LEDGER_ARCHIVE_S3_BUCKET ? await fs.mkdtemp(path.join(os.tmpdir(), 'relay-ledger-verify-')) : null;
       const client = new pg.Client({ connectionString: config.DATABASE_URL, application_name: 'relay-ledger-verify' });
       await client.connect();
       try {
-        const report = await verifyChain(client, store, { deep: values.deep });
+        const source = staging ? archiveStore({ ...config, LEDGER_ARCHIVE_DIR: staging }) : store;
+        const report = await verifyChain(client, source, { deep: values.deep });
         for (const problem of report.problems) out(`PROBLEM ${problem}`);
         out(`${report.months.length} archived months checked${report.problems.length ? `, ${report.problems.length} problems` : ', chain intact'}`);
         return report.problems.length ? 1 : 0;
       } finally {
         await client.end();
+        if (staging) await fs.rm(staging, { recursive: true, force: true });
       }
     }
     case 'restore': {
@@ -51,8 +70,20 @@ async function main(argv: string[]): Promise<number> {
       out(JSON.stringify(report, null, 2));
       return 0;
     }
+    case 'migrate-live': {
+      const batchSize = values['batch-size'] ? Number(values['batch-size']) : undefined;
+      if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize > 0)) throw new Error('--batch-size must be a positive integer');
+      const report = await migrateLive(config.DATABASE_URL, {
+        batchSize,
+        prepareOnly: values['prepare-only'],
+        log: (line) => out(`migrate-live: ${line}`),
+      });
+      out(JSON.stringify(report, null, 2));
+      if (report.state === 'ready') out('ready: the switch runs with `npm run ledger -- migrate-live` again or with the new release\'s migrations');
+      return 0;
+    }
     default:
-      console.error('usage: npm run ledger -- archive | verify [--deep] | restore --month YYYY-MM --database URL');
+      console.error('usage: npm run ledger -- archive | verify [--deep] | restore --month YYYY-MM --database URL | migrate-live [--prepare-only] [--batch-size N]');
       return 2;
   }
 }

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '@relay/shared';
 import { writeDurably } from './archive';
 
@@ -29,7 +29,15 @@ export function archiveStore(config: Pick<Config, 'LEDGER_ARCHIVE_DIR' | 'LEDGER
     return { dir, publish: async () => undefined, fetch: (month, file) => exists(local(month, file)) };
   }
   // Credentials come from the SDK's usual chain (environment, instance role): never from our config.
-  const s3 = new S3Client({ region: config.LEDGER_ARCHIVE_S3_REGION, ...(config.LEDGER_ARCHIVE_S3_ENDPOINT ? { endpoint: config.LEDGER_ARCHIVE_S3_ENDPOINT, forcePathStyle: true } : {}) });
+  // An S3-compatible endpoint: path-style, and checksums only where the API requires them. The
+  // SDK's default (a CRC32 trailer, aws-chunked) is not understood by every S3-compatible store;
+  // one that does not stores the chunk framing as the object's bytes (seen with s3rver).
+  const s3 = new S3Client({
+    region: config.LEDGER_ARCHIVE_S3_REGION,
+    ...(config.LEDGER_ARCHIVE_S3_ENDPOINT
+      ? { endpoint: config.LEDGER_ARCHIVE_S3_ENDPOINT, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      : {}),
+  });
   const key = (month: string, file: string) => [config.LEDGER_ARCHIVE_S3_PREFIX.replace(/\/+$/, ''), month, file].filter(Boolean).join('/');
   return {
     dir,
@@ -37,6 +45,11 @@ export function archiveStore(config: Pick<Config, 'LEDGER_ARCHIVE_DIR' | 'LEDGER
       for (const file of files) {
         const stat = await fs.stat(local(month, file));
         await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key(month, file), Body: createReadStream(local(month, file)), ContentLength: stat.size }));
+        // The store must hold exactly the file's bytes before the month may be dropped.
+        const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key(month, file) }));
+        if (head.ContentLength !== stat.size) {
+          throw new Error(`s3://${bucket}/${key(month, file)} holds ${head.ContentLength} bytes, the archived file ${stat.size}: not published`);
+        }
       }
     },
     fetch: async (month, file) => {

@@ -1,0 +1,228 @@
+/**
+ * The wallet's rounds statements as the release before 007_ledger_partitions ran them (git show
+ * 1ea050e~1:services/wallet/src/data/rounds.ts, unchanged below this comment): the live migration
+ * test runs them against the old tables while migrate-live prepares them.
+ */
+import { newId, runPrepared, type Knex, type Statement } from '@relay/shared';
+import { successCtes, type SuccessFacts } from './transactions';
+
+export interface OpenRound {
+  providerId: string;
+  roundId: string;
+  groupId: string;
+  gameId: number;
+  playerId: string;
+  sessionId: string;
+  currency: string;
+  language: string;
+  betAmount: string;
+  betTransactionId: string;
+  gameData: unknown;
+}
+
+/** How a successful debit left its round. */
+export type OpenResult = 'OPENED' | 'OPENED_SETTLED' | 'ALREADY_EXISTED';
+
+/**
+ * A successful debit: SUCCESS on the transaction and its attempt, and the round opened, in one
+ * statement. If a credit settling this bet succeeded first (it recorded itself on the bet's row,
+ * which this statement updates), the round opens SETTLED by it, as that credit would have settled
+ * it. A round that already existed is left as it was.
+ */
+export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound): Promise<OpenResult> {
+  const result = await runPrepared<{ opened: number; settled: number }>(db, debitSuccessStatement(s, r));
+  const row = result.rows[0];
+  if (row.opened === 0) return 'ALREADY_EXISTED';
+  return row.settled > 0 ? 'OPENED_SETTLED' : 'OPENED';
+}
+
+/** The statement behind recordDebitSuccess, exported so tests can check its plan. */
+export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement {
+  const success = successCtes(s);
+  return {
+    sql: `WITH ${success.sql},
+      -- The credit that settled this bet before it succeeded, by primary key; its outcome and
+      -- settlementData from the request its successful attempt recorded, by primary key too. The
+      -- credit committed its SUCCESS together with settled_by, possibly after this statement's
+      -- snapshot: FOR SHARE reads its latest version, and its status and round are checked after.
+      settling AS (
+        SELECT c.transaction_id, c.status, c.round_id, c.amount, c.applied_multiplier, c.reason, c.completed_at,
+               (SELECT a.request -> 'game' ->> 'outcome' FROM transaction_attempts a WHERE a.transaction_pk = c.id AND a.attempt = c.attempt) AS outcome,
+               (SELECT a.request -> 'game' -> 'settlementData' FROM transaction_attempts a WHERE a.transaction_pk = c.id AND a.attempt = c.attempt) AS settlement_data
+          FROM transactions c
+         WHERE c.id = (SELECT settled_by FROM tx)
+           FOR SHARE OF c
+      ),
+      opened AS (
+        -- Only while this attempt still owns the transaction: an attempt that lost it to a takeover
+        -- after the in-flight window must not open a round the winner did not.
+        INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language,
+                            status, bet_amount, bet_transaction_id, game_data,
+                            payout_amount, applied_multiplier, settle_transaction_id, settle_reason, outcome, settlement_data, settled_at,
+                            opened_at, created_at, updated_at)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN s.transaction_id IS NULL THEN 'OPEN' ELSE 'SETTLED' END, ?, ?, ?::json,
+               s.amount, s.applied_multiplier, s.transaction_id, s.reason, s.outcome, s.settlement_data, s.completed_at,
+               now(), now(), now()
+          FROM (SELECT 1) AS one LEFT JOIN settling s ON s.status = 'SUCCESS' AND s.round_id = ?
+         WHERE EXISTS (SELECT 1 FROM tx)
+        ON CONFLICT (provider_id, round_id) DO NOTHING
+        RETURNING status
+      )
+    SELECT (SELECT count(*) FROM opened)::int AS opened, (SELECT count(*) FROM opened WHERE status = 'SETTLED')::int AS settled`,
+    bindings: [
+      ...success.bindings,
+      newId(),
+      r.providerId,
+      r.roundId,
+      r.groupId,
+      r.gameId,
+      r.playerId,
+      r.sessionId,
+      r.currency,
+      r.language,
+      r.betAmount,
+      r.betTransactionId,
+      r.gameData === undefined ? null : JSON.stringify(r.gameData),
+      r.roundId,
+    ],
+  };
+}
+
+export interface Settlement {
+  providerId: string;
+  roundId: string;
+  groupId: string;
+  /**
+   * The session's game, which the caller owns now: its rounds are settled even when opened under
+   * the provider that owned the game before an operator moved it.
+   */
+  gameId: number;
+  /** Only this player's bet is settled: another player's credit naming the round leaves it alone. */
+  playerId: string;
+  /** The bet this credit settles: told of it when its round is not open yet (see 003_early_settlement). */
+  previousTransactionId: string | null;
+  payoutAmount: string;
+  appliedMultiplier: string;
+  settleTransactionId: string;
+  settleReason: string;
+  outcome: string | null;
+  settlementData: unknown;
+}
+
+/** SETTLES_WHEN_BET_SUCCEEDS: no round yet, the bet not (yet) successful; it opens settled by this credit. */
+export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'SETTLES_WHEN_BET_SUCCEEDS' | 'NO_ROUND' | 'ROUND_NOT_CHECKED' | 'NOT_SETTLING';
+
+/**
+ * A successful credit: SUCCESS on the transaction and its attempt and, for a reason that settles a
+ * bet, the OPEN round settled, in one statement. A settled round keeps its first settlement.
+ */
+export async function recordCreditSuccess(
+  db: Knex,
+  s: SuccessFacts,
+  settle: Settlement | null,
+  onRoundNotChecked: (err: unknown) => void = () => undefined,
+): Promise<SettleResult> {
+  if (!settle) {
+    const success = successCtes(s);
+    await runPrepared(db, { sql: `WITH ${success.sql} SELECT 1`, bindings: success.bindings });
+    return 'NOT_SETTLING';
+  }
+  const result = await runPrepared<{ settled: number; existing: number; early: number }>(db, settleStatement(s, settle));
+  const row = result.rows[0];
+  if (row.settled > 0) return 'SETTLED';
+  if (row.existing > 0) return 'ALREADY_SETTLED';
+  if (row.early > 0) return 'SETTLES_WHEN_BET_SUCCEEDS';
+  if (settle.previousTransactionId === null) return 'NO_ROUND';
+  // The bet may have succeeded and opened its round just after this statement's snapshot (it then
+  // no longer took the early record): look for the round once more, in a snapshot of its own.
+  // This credit's SUCCESS is committed already: a failure here must not turn its answer into an
+  // error (the game's repeat would be a replay that runs nothing), so it is logged by the caller.
+  try {
+    const late = await runPrepared<{ settled: number; existing: number }>(db, lateSettleStatement(s, settle));
+    if (late.rows[0].settled > 0) return 'SETTLED';
+    return late.rows[0].existing > 0 ? 'ALREADY_SETTLED' : 'NO_ROUND';
+  } catch (err) {
+    onRoundNotChecked(err);
+    return 'ROUND_NOT_CHECKED';
+  }
+}
+
+/**
+ * The round-settling part of settleStatement and lateSettleStatement, by unique keys: the same
+ * round, the same player; `counts` selects how many rounds it settled and found.
+ */
+function settleRoundCtes(settle: Settlement, gate: string): Statement & { counts: string } {
+  return {
+    counts: '(SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing',
+    sql: `-- The round by its unique key alone, so that no plan can walk a reporting index instead (an
+      -- index on (group_id, ...) would read every round of the game provider); the update below
+      -- then goes by primary key. Only the crediting player's own round is settled, of the caller's
+      -- game provider or of the session's game (which the caller owns now).
+      target AS MATERIALIZED (
+        SELECT id, group_id, game_id, player_id FROM rounds WHERE provider_id = ? AND round_id = ?
+      ),
+      mine AS (SELECT id FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
+      settled AS (
+        UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
+               settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
+        WHERE id = (SELECT id FROM mine) AND status = 'OPEN' AND ${gate}
+        RETURNING id
+      )`,
+    bindings: [
+      settle.providerId,
+      settle.roundId,
+      settle.groupId,
+      settle.gameId,
+      settle.playerId,
+      settle.payoutAmount,
+      settle.appliedMultiplier,
+      settle.settleTransactionId,
+      settle.settleReason,
+      settle.outcome,
+      settle.settlementData === undefined ? null : JSON.stringify(settle.settlementData),
+    ],
+  };
+}
+
+/** The second look of recordCreditSuccess (only while this attempt's SUCCESS still stands); exported for its plan test. */
+export function lateSettleStatement(s: SuccessFacts, settle: Settlement): Statement {
+  const round = settleRoundCtes(settle, `EXISTS (SELECT 1 FROM transactions WHERE id = ? AND attempt = ? AND status = 'SUCCESS')`);
+  return {
+    sql: `WITH ${round.sql}
+    SELECT ${round.counts}`,
+    bindings: [...round.bindings, s.claim.pk, s.claim.attempt],
+  };
+}
+
+/** The statement behind a settling recordCreditSuccess, exported so tests can check its plan. */
+export function settleStatement(s: SuccessFacts, settle: Settlement): Statement {
+  const success = successCtes(s);
+  const round = settleRoundCtes(settle, 'EXISTS (SELECT 1 FROM tx)');
+  return {
+    sql: `WITH ${success.sql},
+      ${round.sql},
+      -- No round at all yet: the bet has not succeeded (it is in flight, or FAILED or abandoned and
+      -- may be repeated). This credit records itself on the bet, by the bet's unique key, so the
+      -- round opens settled by it if the bet ever succeeds (see 003_early_settlement).
+      early AS (
+        UPDATE transactions SET settled_by = ?, updated_at = now()
+        WHERE provider_id = ? AND transaction_id = ? AND category = 'CASH_OUT' AND player_id = ?
+          AND (group_id = ? OR game_id = ?) AND round_id = ?
+          AND status <> 'SUCCESS' AND settled_by IS NULL
+          AND NOT EXISTS (SELECT 1 FROM target) AND EXISTS (SELECT 1 FROM tx)
+        RETURNING id
+      )
+    SELECT ${round.counts}, (SELECT count(*) FROM early)::int AS early`,
+    bindings: [
+      ...success.bindings,
+      ...round.bindings,
+      s.claim.pk,
+      settle.providerId,
+      settle.previousTransactionId,
+      settle.playerId,
+      settle.groupId,
+      settle.gameId,
+      settle.roundId,
+    ],
+  };
+}
