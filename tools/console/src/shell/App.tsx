@@ -11,6 +11,7 @@ import { Reconciliation } from '../reconciliation/Reconciliation';
 import { FlaggedWins } from '../wins/FlaggedWins';
 import { Reports } from '../reports/Reports';
 import { AuditTrail } from '../audit/AuditTrail';
+import { Provisioning } from '../provisioning/Provisioning';
 import { ThemeToggle } from './theme';
 
 const NAV = [
@@ -22,6 +23,9 @@ const NAV = [
 ] as const;
 /** The audit trail is for admins (of any scope: the API narrows what each sees). */
 const ADMIN_NAV = [['/audit', 'Audit trail']] as const;
+/** Provisioning is for platform admins only (the APIs refuse anyone else anyway). */
+const PLATFORM_ADMIN_NAV = [['/provisioning', 'Provisioning']] as const;
+const isPlatformAdmin = (s: SessionInfo) => s.role === 'admin' && s.scope.type === 'platform';
 
 function scopeLabel(s: SessionInfo): string {
   if (s.scope.type === 'casino') return `casino ${s.scope.providerId}`;
@@ -58,7 +62,7 @@ export function App() {
       <header className="top" inert={ended}>
         <span className="brand">Game Relay console</span>
         <nav aria-label="Main">
-          {[...NAV, ...(info.role === 'admin' ? ADMIN_NAV : [])].map(([href, label]) => (
+          {[...NAV, ...(info.role === 'admin' ? ADMIN_NAV : []), ...(isPlatformAdmin(info) ? PLATFORM_ADMIN_NAV : [])].map(([href, label]) => (
             <Link key={href} href={href} className={(href === '/' ? location === '/' : location.startsWith(href)) ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>
               {label}
             </Link>
@@ -79,6 +83,7 @@ export function App() {
           <Route path="/flagged-wins"><FlaggedWins /></Route>
           <Route path="/reports"><Reports /></Route>
           <Route path="/audit"><AuditTrail /></Route>
+          {isPlatformAdmin(info) && <Route path="/provisioning" nest><Provisioning /></Route>}
           <Route><h1>Not found</h1><p>No such page.</p></Route>
         </Switch>
       </main>
