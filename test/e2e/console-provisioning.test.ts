@@ -89,13 +89,20 @@ async function copyAndCheck(label: string, value: string): Promise<void> {
 }
 
 describe('the console\'s provisioning screens', () => {
-  it('When someone other than a platform admin signs in, then there is no Provisioning entry and its address is not found', async () => {
-    const support = await createOperator(p, 'support', { type: 'platform' });
-    await signIn(support);
-    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts()).not.toContain('Provisioning');
+  it('When an admin of one casino signs in, then there is no Provisioning entry, its address is not found, and the admin API refuses the session', async () => {
+    const casinoId = uniqueId('cas');
+    expect((await http('PUT', `${p.baseUrl}/admin/v1/casinos/${casinoId}`, { token: p.adminToken, body: { name: 'Scoped Casino', walletUrl: sandbox.walletUrl } })).status).toBe(200);
+    const casinoAdmin = await createOperator(p, 'admin', { type: 'casino', providerId: casinoId });
+    await signIn(casinoAdmin);
+    const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
+    expect(nav).toContain('Audit trail');
+    expect(nav).not.toContain('Provisioning');
     await page.goto(url('/provisioning/casinos'));
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     expect(await page.getByRole('heading', { name: 'Casinos' }).count()).toBe(0);
+    // The page's own session, on the admin API: refused whatever the console shows.
+    const refused = await page.request.get(`${p.baseUrl}/admin/v1/casinos`);
+    expect([refused.status(), (await refused.json()).error]).toEqual([403, 'PERMISSION_DENIED']);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: /Sign in to the Game Relay console/ }).waitFor();
   }, 60000);
@@ -113,8 +120,11 @@ describe('the console\'s provisioning screens', () => {
     await page.getByRole('navigation', { name: 'Provisioning' }).getByRole('link', { name: 'Game providers' }).click();
     await page.getByRole('link', { name: 'New game provider' }).click();
     await page.getByLabel('Game provider id (groupId)').fill(groupId);
-    await page.getByLabel('Name', { exact: false }).first().fill('Relay Studio');
-    await page.getByRole('button', { name: 'Create game provider' }).click();
+    // The keyboard alone: Tab to the next field, Enter submits the form.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('s-name');
+    await page.keyboard.type('Relay Studio');
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: `Game provider ${groupId}` }).waitFor();
     await page.getByRole('button', { name: 'Issue token' }).click();
     const providerToken = await readSecret('secret-provider-token');
@@ -184,6 +194,13 @@ describe('the console\'s provisioning screens', () => {
     expect(await page.getByTestId('secret-wallet').count()).toBe(0);
     expect(await page.content()).not.toContain(walletSecret);
     expect(await page.content()).not.toContain(launchKey);
+    // The creation is in the audit trail as this person's, without the secrets.
+    const trail = await http('GET', bo(p, `audit?actorId=${admin.accountId}&limit=200`), { token: p.adminToken });
+    const created = trail.body.data.filter((e: { route: string | null; target: string | null }) => e.route === '/admin/v1/casinos/:providerId' && e.target === `casinos:${providerId}`);
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ actorType: 'operator', method: 'PUT', before: null, after: { provider_id: providerId, wallet_url: sandbox.walletUrl } });
+    expect(trail.text).not.toContain(walletSecret);
+    expect(trail.text).not.toContain(launchKey);
 
     // ---- casino API token: shown once, works, gone after a reload ----
     await page.getByLabel('Token name').fill('Finance export');
@@ -285,6 +302,16 @@ describe('the console\'s provisioning screens', () => {
     await page.getByRole('button', { name: /Dark theme/ }).click();
     await screen('p09-casino-detail-dark');
     await page.getByRole('button', { name: /Light theme/ }).click();
+
+    // ---- the casino removed: gone from the list, its round still in the search ----
+    await page.getByRole('button', { name: `Remove casino ${providerId}` }).click();
+    await page.getByRole('button', { name: 'Confirm remove' }).click();
+    await page.getByRole('heading', { name: 'Casinos' }).waitFor();
+    await page.getByText(/^\d+ casinos\.$/).waitFor();
+    expect(await page.getByRole('link', { name: providerId }).count()).toBe(0);
+    expect((await http('GET', `${p.baseUrl}/admin/v1/casinos/${providerId}`, { token: p.adminToken })).body.error).toBe('PROVIDER_NOT_FOUND');
+    await page.goto(url(`/search?providerId=${providerId}`));
+    await page.getByRole('link', { name: roundId }).waitFor();
   }, 180000);
 
   it('When a platform admin manages accounts, then a new account is created in a casino scope, disabled, enabled, and an enrolled one has its second factor reset', async () => {

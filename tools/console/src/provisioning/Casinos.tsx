@@ -17,7 +17,7 @@ export function CasinoList() {
   return (
     <>
       <h1>Casinos</h1>
-      <p><Link href="/casinos/new" className="button-link">New casino</Link></p>
+      <p><Link href="/new-casino" className="button-link">New casino</Link></p>
       <QueryState isPending={list.isPending} error={list.error} />
       {list.data && (
         <>
@@ -43,11 +43,10 @@ export function CasinoList() {
   );
 }
 
-/** /casinos/new creates; /casinos/:id edits, with the casino's API tokens and a link to its games. */
-export function CasinoDetail({ providerId }: { providerId: string }) {
-  const isNew = providerId === 'new';
-  const casino = useQuery({ queryKey: ['prov', 'casino', providerId], enabled: !isNew, queryFn: () => admin.get<Casino>(`/casinos/${enc(providerId)}`) });
-  if (isNew) return <><h1>New casino</h1><CasinoForm /></>;
+/** /new-casino creates; /casinos/:id edits, with the casino's API tokens and a link to its games. */
+export function CasinoDetail({ providerId }: { providerId: string | null }) {
+  const casino = useQuery({ queryKey: ['prov', 'casino', providerId], enabled: providerId !== null, queryFn: () => admin.get<Casino>(`/casinos/${enc(providerId ?? '')}`) });
+  if (providerId === null) return <><h1>New casino</h1><CasinoForm /></>;
   return (
     <>
       <h1>Casino {providerId}</h1>
@@ -57,6 +56,7 @@ export function CasinoDetail({ providerId }: { providerId: string }) {
           <CasinoForm existing={casino.data.data} />
           <p><Link href={`/casino-games?providerId=${enc(providerId)}`}>Games and bet limits of this casino</Link></p>
           <CasinoTokens providerId={providerId} />
+          <RemoveCasino providerId={providerId} />
         </>
       )}
     </>
@@ -194,6 +194,28 @@ function CasinoTokens({ providerId }: { providerId: string }) {
           </tbody>
         </table>
       ))}
+    </section>
+  );
+}
+
+/** Removing a casino stops its launches and wallet calls; its rounds and transactions stay in reporting. */
+function RemoveCasino({ providerId }: { providerId: string }) {
+  const client = useQueryClient();
+  const [, navigate] = useLocation();
+  const remove = useMutation({
+    mutationFn: () => admin.delete(`/casinos/${enc(providerId)}`),
+    onSuccess: () => {
+      client.removeQueries({ queryKey: ['prov', 'casino', providerId] });
+      void client.invalidateQueries({ queryKey: ['prov', 'casinos'] });
+      navigate('/casinos');
+    },
+  });
+  return (
+    <section className="card" aria-labelledby="rc-title">
+      <h2 id="rc-title">Remove this casino</h2>
+      <p className="muted">Its games settings and bet limits go with it; its rounds and transactions stay in reporting.</p>
+      <FormError error={remove.error} />
+      <ConfirmButton label={`Remove casino ${providerId}`} confirmLabel="Confirm remove" disabled={remove.isPending} onConfirm={() => remove.mutate()} />
     </section>
   );
 }

@@ -12,6 +12,7 @@ const SECTIONS = [
   ['/casino-games', 'Casino games'],
   ['/accounts', 'Accounts'],
 ] as const;
+const NEW_FORMS: Record<string, string> = { '/casinos': '/new-casino', '/studios': '/new-game-provider' };
 
 /**
  * Provisioning, for platform admins (the navigation shows it to nobody else, and the APIs refuse
@@ -25,12 +26,15 @@ export function Provisioning() {
     <>
       <nav className="subnav" aria-label="Provisioning">
         {SECTIONS.map(([href, label]) => (
-          <Link key={href} href={href} className={location.startsWith(href) ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>{label}</Link>
+          <Link key={href} href={href} className={location.startsWith(href) || location === NEW_FORMS[href] ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>{label}</Link>
         ))}
       </nav>
       <Switch>
         <Route path="/"><CasinoList /></Route>
         <Route path="/casinos"><CasinoList /></Route>
+        {/* "new" could be a casino's or a provider's id: the create forms have addresses of their own. */}
+        <Route path="/new-casino"><CasinoDetail providerId={null} /></Route>
+        <Route path="/new-game-provider"><StudioDetail groupId={null} /></Route>
         <Route path="/casinos/:providerId">{(p) => <CasinoDetail key={p.providerId} providerId={decodeURIComponent(p.providerId)} />}</Route>
         <Route path="/studios"><StudioList /></Route>
         <Route path="/studios/:groupId">{(p) => <StudioDetail key={p.groupId} groupId={decodeURIComponent(p.groupId)} />}</Route>

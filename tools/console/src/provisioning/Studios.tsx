@@ -17,7 +17,7 @@ export function StudioList() {
   return (
     <>
       <h1>Game providers</h1>
-      <p><Link href="/studios/new" className="button-link">New game provider</Link></p>
+      <p><Link href="/new-game-provider" className="button-link">New game provider</Link></p>
       <QueryState isPending={list.isPending} error={list.error} />
       {list.data && (
         <>
@@ -43,10 +43,9 @@ export function StudioList() {
   );
 }
 
-export function StudioDetail({ groupId }: { groupId: string }) {
-  const isNew = groupId === 'new';
-  const studio = useQuery({ queryKey: ['prov', 'studio', groupId], enabled: !isNew, queryFn: () => admin.get<GameProvider>(`/game-providers/${enc(groupId)}`) });
-  if (isNew) return <><h1>New game provider</h1><StudioForm /></>;
+export function StudioDetail({ groupId }: { groupId: string | null }) {
+  const studio = useQuery({ queryKey: ['prov', 'studio', groupId], enabled: groupId !== null, queryFn: () => admin.get<GameProvider>(`/game-providers/${enc(groupId ?? '')}`) });
+  if (groupId === null) return <><h1>New game provider</h1><StudioForm /></>;
   return (
     <>
       <h1>Game provider {groupId}</h1>
