@@ -145,6 +145,8 @@ describe('the console\'s provisioning screens', () => {
 
     // ---- game and its config template ----
     await page.getByRole('navigation', { name: 'Provisioning' }).getByRole('link', { name: 'Games', exact: true }).click();
+    await page.getByText(/^\d+ games\.$/).waitFor();
+    await screen('p02b-games-list');
     await page.getByRole('link', { name: 'New game' }).click();
     await page.getByLabel('Game id').fill(String(gameId));
     await page.locator('#g-name').fill('Relay Dice');
@@ -172,6 +174,8 @@ describe('the console\'s provisioning screens', () => {
 
     // ---- casino on the sandbox: a refused URL first, then the secrets shown once ----
     await page.getByRole('navigation', { name: 'Provisioning' }).getByRole('link', { name: 'Casinos' }).click();
+    await page.getByText(/^\d+ casinos\.$/).waitFor();
+    await screen('p03b-casinos-list');
     await page.getByRole('link', { name: 'New casino' }).click();
     await page.getByLabel('Casino id (providerId)').fill(providerId);
     await page.locator('#c-name').fill('Sandbox Casino');
@@ -219,6 +223,7 @@ describe('the console\'s provisioning screens', () => {
     await page.getByRole('link', { name: 'Games and bet limits of this casino' }).click();
     await page.getByLabel('Game', { exact: true }).selectOption(String(gameId));
     await page.getByTestId('game-enabled').filter({ hasText: 'Not enabled' }).waitFor();
+    await screen('p06b-casino-game-not-enabled');
     await page.getByLabel('maxPlayers').fill('6');
     await page.getByRole('button', { name: 'Enable game for this casino' }).click();
     await page.getByText('Settings saved.').waitFor();
@@ -312,7 +317,7 @@ describe('the console\'s provisioning screens', () => {
     expect((await http('GET', `${p.baseUrl}/admin/v1/casinos/${providerId}`, { token: p.adminToken })).body.error).toBe('PROVIDER_NOT_FOUND');
     await page.goto(url(`/search?providerId=${providerId}`));
     await page.getByRole('link', { name: roundId }).waitFor();
-  }, 180000);
+  }, 240000);
 
   it('When a platform admin manages accounts, then a new account is created in a casino scope, disabled, enabled, and an enrolled one has its second factor reset', async () => {
     const enrolled = await signedInOperator(p, 'finance', { type: 'platform' });

@@ -68,7 +68,7 @@ export function App() {
             </Link>
           ))}
         </nav>
-        <span className="who">
+        <span className="who" title={`${info.account?.displayName ?? info.actorType} · ${info.role} · ${scopeLabel(info)}`}>
           {info.account?.displayName ?? info.actorType} · {info.role} · {scopeLabel(info)}
         </span>
         <ThemeToggle />
