@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -139,6 +140,32 @@ describe('the console\'s provisioning screens', () => {
     await page.getByTestId('provider-token').first().waitFor();
     expect(await page.getByTestId('secret-provider-token').count()).toBe(0);
     expect(await page.locator('main').innerText()).not.toContain(providerToken);
+    // Rotation: a second token issued, then revoked from the screen; the game route refuses it at once.
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const rotated = await readSecret('secret-provider-token');
+    expect(rotated).not.toBe(providerToken);
+    expect((await http('GET', `${p.baseUrl}/api/v1/providers/ids`, { token: rotated })).status).toBe(200);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    const second = page.getByTestId('provider-token').nth(1);
+    await second.getByRole('button', { name: /^Revoke token / }).click();
+    await second.getByRole('button', { name: 'Confirm revoke' }).click();
+    await second.getByText(/UTC/).nth(1).waitFor();
+    await eventually(async () => (await http('GET', `${p.baseUrl}/api/v1/providers/ids`, { token: rotated })).status === 403);
+    expect((await http('GET', `${p.baseUrl}/api/v1/providers/ids`, { token: providerToken })).status).toBe(200);
+    // Launch encryption: a private key is refused next to the field; a public key turns it on; off again.
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await page.getByLabel(/RSA public key/).fill(keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    await page.getByRole('button', { name: 'Turn on with this key' }).click();
+    await page.locator('#le-pem-problem').waitFor();
+    await page.getByLabel(/RSA public key/).fill(keys.publicKey.export({ type: 'spki', format: 'pem' }).toString());
+    await page.getByRole('button', { name: 'Turn on with this key' }).click();
+    await page.getByTestId('launch-encryption').filter({ hasText: 'On: launch parameters are sealed' }).waitFor();
+    await screen('p01b-game-provider');
+    await page.getByRole('button', { name: 'Turn launch encryption off' }).click();
+    await page.getByRole('button', { name: 'Confirm turn off' }).click();
+    await page.getByTestId('launch-encryption').filter({ hasText: 'Off:' }).waitFor();
+    expect((await http('GET', `${p.baseUrl}/admin/v1/game-providers/${groupId}`, { token: p.adminToken })).body.data.launchEncryption).toBe(false);
+
     await page.getByRole('navigation', { name: 'Provisioning' }).getByRole('link', { name: 'Game providers' }).click();
     await page.getByRole('link', { name: groupId }).waitFor();
     await screen('p02-game-providers');

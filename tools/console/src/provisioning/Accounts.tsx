@@ -52,9 +52,9 @@ export function Accounts() {
                     <td>
                       <span className="actions">
                         {a.status === 'ACTIVE'
-                          ? <ConfirmButton label={`Disable ${a.email}`} confirmLabel="Confirm disable" disabled={act.isPending} onConfirm={() => act.mutate({ a, action: 'disable' })} />
+                          ? <ConfirmButton label="Disable" name={`Disable ${a.email}`} confirmLabel="Confirm disable" disabled={act.isPending} onConfirm={() => act.mutate({ a, action: 'disable' })} />
                           : <button type="button" disabled={act.isPending} onClick={() => act.mutate({ a, action: 'enable' })} aria-label={`Enable ${a.email}`}>Enable</button>}
-                        {a.secondFactorEnrolled && <ConfirmButton label={`Reset second factor of ${a.email}`} confirmLabel="Confirm reset" disabled={act.isPending} onConfirm={() => act.mutate({ a, action: 'reset-second-factor' })} />}
+                        {a.secondFactorEnrolled && <ConfirmButton label="Reset second factor" name={`Reset second factor of ${a.email}`} confirmLabel="Confirm reset" disabled={act.isPending} onConfirm={() => act.mutate({ a, action: 'reset-second-factor' })} />}
                       </span>
                     </td>
                   </tr>

@@ -173,7 +173,7 @@ function CurrencyConfigs({ providerId, gameId }: { providerId: string; gameId: n
                 <td>
                   <span className="actions">
                     <button type="button" onClick={() => setForm(toForm(c))} aria-label={`Edit ${c.currency}`}>Edit</button>
-                    <ConfirmButton label={`Remove ${c.currency}`} confirmLabel="Confirm remove" onConfirm={() => remove.mutate(c.currency)} />
+                    <ConfirmButton label="Remove" name={`Remove ${c.currency}`} confirmLabel="Confirm remove" onConfirm={() => remove.mutate(c.currency)} />
                   </span>
                 </td>
               </tr>

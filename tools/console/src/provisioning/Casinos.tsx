@@ -188,7 +188,7 @@ function CasinoTokens({ providerId }: { providerId: string }) {
                 <td><code>{t.tokenId}</code></td>
                 <td><Time at={t.createdAt} /></td>
                 <td>{t.revokedAt ? <Time at={t.revokedAt} /> : 'live'}</td>
-                <td>{!t.revokedAt && <ConfirmButton label={`Revoke ${t.name}`} confirmLabel="Confirm revoke" disabled={revoke.isPending} onConfirm={() => revoke.mutate(t.tokenId)} />}</td>
+                <td>{!t.revokedAt && <ConfirmButton label="Revoke" name={`Revoke ${t.name}`} confirmLabel="Confirm revoke" disabled={revoke.isPending} onConfirm={() => revoke.mutate(t.tokenId)} />}</td>
               </tr>
             ))}
           </tbody>

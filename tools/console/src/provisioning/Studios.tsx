@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation } from 'wouter';
+import { ApiError } from '../lib/api';
 import { Time } from '../lib/format';
 import { useQueryString } from '../lib/useQueryString';
 import { QueryState } from '../shell/State';
 import { admin, enc, type GameProvider } from './adminApi';
-import { ConfirmButton, FormError, Pager, SecretOnce, SecretsPanel, SelectField, TextField } from './parts';
+import { ConfirmButton, FormError, Pager, SecretOnce, SecretsPanel, SelectField, TextField, fieldProblem } from './parts';
 
 const LIMIT = 50;
 
@@ -55,6 +56,7 @@ export function StudioDetail({ groupId }: { groupId: string | null }) {
           <StudioForm existing={studio.data.data} />
           <p><Link href={`/games?groupId=${enc(groupId)}`}>Games of this provider</Link></p>
           <StudioTokens studio={studio.data.data} />
+          <LaunchEncryption studio={studio.data.data} />
         </>
       )}
     </>
@@ -133,12 +135,56 @@ function StudioTokens({ studio }: { studio: GameProvider }) {
                 <td><code>{t.tokenId}</code></td>
                 <td><Time at={t.createdAt} /></td>
                 <td>{t.revokedAt ? <Time at={t.revokedAt} /> : 'live'}</td>
-                <td>{!t.revokedAt && <ConfirmButton label={`Revoke token ${t.tokenId}`} confirmLabel="Confirm revoke" disabled={revoke.isPending} onConfirm={() => revoke.mutate(t.tokenId)} />}</td>
+                <td>{!t.revokedAt && <ConfirmButton label="Revoke" name={`Revoke token ${t.tokenId}`} confirmLabel="Confirm revoke" disabled={revoke.isPending} onConfirm={() => revoke.mutate(t.tokenId)} />}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+    </section>
+  );
+}
+
+/**
+ * The studio's RSA public key: with one, launches forward their parameters sealed (JWE). A public
+ * key is no secret; the API refuses text holding a private key.
+ */
+function LaunchEncryption({ studio }: { studio: GameProvider }) {
+  const client = useQueryClient();
+  const [pem, setPem] = useState('');
+  const refresh = () => client.invalidateQueries({ queryKey: ['prov', 'studio', studio.groupId] });
+  const path = `/game-providers/${enc(studio.groupId)}/launch-encryption-key`;
+  const save = useMutation({
+    mutationFn: () => admin.put<{ modulusLength: number }>(path, { publicKeyPem: pem }),
+    onSuccess: () => {
+      setPem('');
+      void refresh();
+    },
+  });
+  const remove = useMutation({ mutationFn: () => admin.delete(path), onSuccess: () => void refresh() });
+  // INVALID_PUBLIC_KEY is about the one field, with or without details naming it.
+  const keyRefused = save.error instanceof ApiError && save.error.code === 'INVALID_PUBLIC_KEY';
+  const problem = fieldProblem(save.error, 'publicKeyPem') ?? (keyRefused ? (save.error as ApiError).message : undefined);
+  return (
+    <section className="card" aria-labelledby="le-title">
+      <h2 id="le-title">Launch encryption</h2>
+      <p data-testid="launch-encryption">
+        {studio.launchEncryption ? 'On: launch parameters are sealed with the key below.' : 'Off: launch parameters are forwarded in the clear.'}
+        {save.isSuccess && ` Key saved (${save.data.data.modulusLength}-bit RSA).`}
+      </p>
+      {studio.launchPublicKeyPem && <pre>{studio.launchPublicKeyPem}</pre>}
+      <form onSubmit={(e: FormEvent) => { e.preventDefault(); save.mutate(); }} aria-label="Launch encryption key">
+        <div className="field">
+          <label htmlFor="le-pem">RSA public key (PEM, 2048 bits or more)</label>
+          <textarea id="le-pem" rows={5} cols={66} value={pem} onChange={(e) => setPem(e.target.value)} aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'le-pem-problem' : undefined} />
+          {problem && <span id="le-pem-problem" className="error field-problem">{problem}</span>}
+        </div>
+        <FormError error={(problem ? null : save.error) ?? remove.error} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending || !pem.trim()}>{studio.launchEncryption ? 'Replace key' : 'Turn on with this key'}</button>
+          {studio.launchEncryption && <ConfirmButton label="Turn launch encryption off" confirmLabel="Confirm turn off" disabled={remove.isPending} onConfirm={() => remove.mutate()} />}
+        </div>
+      </form>
     </section>
   );
 }

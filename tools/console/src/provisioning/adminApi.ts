@@ -49,6 +49,7 @@ export interface GameProvider {
   status: Status;
   rateLimitPerSecond: number | null;
   launchEncryption: boolean;
+  launchPublicKeyPem: string | null;
   createdAt: string | null;
   updatedAt: string | null;
   tokens?: { tokenId: string; createdAt: string | null; revokedAt: string | null }[];

@@ -151,9 +151,9 @@ export function SecretsPanel({ title, children, onDone }: { title: string; child
 }
 
 /** A destructive action asks once more, inline (no browser dialog). */
-export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { label: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean }) {
+export function ConfirmButton({ label, name, confirmLabel, onConfirm, disabled }: { label: string; /** The accessible name, when the visible label needs its row to make sense. */ name?: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean }) {
   const [asking, setAsking] = useState(false);
-  if (!asking) return <button type="button" disabled={disabled} onClick={() => setAsking(true)}>{label}</button>;
+  if (!asking) return <button type="button" disabled={disabled} aria-label={name} onClick={() => setAsking(true)}>{label}</button>;
   return (
     <span className="confirm">
       <button type="button" className="danger" onClick={() => { setAsking(false); onConfirm(); }}>{confirmLabel}</button>
