@@ -4,8 +4,9 @@ import { ApiError } from '../lib/api';
 import { Money } from '../lib/format';
 import { useQueryString } from '../lib/useQueryString';
 import { QueryState } from '../shell/State';
-import { admin, enc, type Casino, type CasinoGameConfig, type ConfigValue, type CurrencyConfig, type Game, type Template, type TemplateProperty } from './adminApi';
-import { CheckField, ConfirmButton, FormError, SelectField, TextField, amountOrNull, fieldProblem } from './parts';
+import { admin, enc, type Casino, type CasinoGameConfig, type CurrencyConfig, type Game, type Template } from './adminApi';
+import { CheckField, ConfirmButton, FormError, SelectField, TextField, fieldProblem } from './parts';
+import { amountOrNull, parseValue } from './forms';
 
 /**
  * One casino and one game: the casino's settings of the game (its overrides of the template;
@@ -44,12 +45,6 @@ const notFoundAs = async <T,>(code: string, fn: () => Promise<T>): Promise<T | n
   }
 };
 
-function parseValue(p: TemplateProperty, text: string): ConfigValue {
-  if (p.type === 'NUMBER') return Number(text);
-  if (p.type === 'BOOLEAN') return text === 'true';
-  if (p.type === 'DROPDOWN') return p.values?.find((v) => String(v) === text) ?? text;
-  return text;
-}
 
 function GameSettings({ providerId, gameId }: { providerId: string; gameId: number }) {
   const client = useQueryClient();

@@ -5,8 +5,9 @@ import { ApiError } from '../lib/api';
 import { Time } from '../lib/format';
 import { useQueryString } from '../lib/useQueryString';
 import { QueryState } from '../shell/State';
-import { admin, enc, PROPERTY_TYPES, type BrokenCasinos, type ConfigValue, type Game, type GameProvider, type PropertyType, type Template, type TemplateProperty } from './adminApi';
+import { admin, enc, PROPERTY_TYPES, type BrokenCasinos, type Game, type GameProvider, type PropertyType, type Template, type TemplateProperty } from './adminApi';
 import { FormError, Pager, SelectField, TextField, fieldProblem } from './parts';
+import { newRow, toProperty, toRow, type Row } from './forms';
 
 const LIMIT = 50;
 
@@ -113,41 +114,6 @@ function GameForm({ existing }: { existing?: Game }) {
   );
 }
 
-/** A template property as typed: every attribute a string until it is sent. */
-interface Row {
-  key: number;
-  name: string;
-  type: PropertyType;
-  values: string;
-  required: boolean;
-  default: string;
-}
-
-let nextKey = 1;
-const toRow = (p: TemplateProperty): Row => ({
-  key: nextKey++,
-  name: p.name,
-  type: p.type,
-  values: (p.values ?? []).join(', '),
-  required: p.required,
-  default: p.default === undefined ? '' : String(p.default),
-});
-
-const asScalar = (text: string): string | number => (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text);
-
-function toProperty(r: Row): TemplateProperty {
-  const values = r.type === 'DROPDOWN' ? r.values.split(',').map((v) => v.trim()).filter(Boolean).map(asScalar) : undefined;
-  let def: ConfigValue | undefined;
-  const d = r.default.trim();
-  if (d !== '') {
-    if (r.type === 'NUMBER') def = Number(d);
-    else if (r.type === 'BOOLEAN') def = d === 'true' ? true : d === 'false' ? false : d;
-    else if (r.type === 'DROPDOWN') def = values?.find((v) => String(v) === d) ?? d;
-    else def = r.default;
-  }
-  return { name: r.name.trim(), type: r.type, ...(values ? { values } : {}), required: r.required, ...(def !== undefined ? { default: def } : {}) };
-}
-
 /**
  * The properties casinos may set for this game. A change the API refuses because it would break
  * casinos' configs shows those casinos and their problems, and the edit stays as typed.
@@ -243,7 +209,7 @@ function TemplateEditor({ gameId }: { gameId: number }) {
           ) : <FormError error={err} />}
           {save.isSuccess && <p role="status" className="ok">Template saved (version {save.data.data.version}).</p>}
           <div className="actions">
-            <button type="button" onClick={() => setRows([...loaded, { key: nextKey++, name: '', type: 'STRING', values: '', required: false, default: '' }])}>Add property</button>
+            <button type="button" onClick={() => setRows([...loaded, newRow()])}>Add property</button>
             <button type="submit" className="primary" disabled={save.isPending}>Save template</button>
           </div>
         </form>

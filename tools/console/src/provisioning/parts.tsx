@@ -172,13 +172,3 @@ export function Pager({ page, totalPages, onPage }: { page: number; totalPages: 
     </nav>
   );
 }
-
-/**
- * An amount typed in a form, sent as a JSON number (the API checks it has at most two decimals);
- * text that is no number is sent as typed, so the API's refusal names the field.
- */
-export function amountOrNull(text: string): number | string | null {
-  const t = text.trim();
-  if (t === '') return null;
-  return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
-}
