@@ -116,6 +116,8 @@ function CasinoForm({ existing }: { existing?: Casino }) {
         title={`Secrets of casino ${shown.providerId}`}
         onDone={() => {
           setShown(null);
+          // The answer that carried the secrets is dropped from the mutation's memory too.
+          save.reset();
           if (!existing) navigate(`/casinos/${enc(shown.providerId)}`);
         }}
       >
@@ -168,7 +170,7 @@ function CasinoTokens({ providerId }: { providerId: string }) {
     <section className="card" aria-labelledby="ct-title">
       <h2 id="ct-title">Casino API tokens</h2>
       {issued?.token && (
-        <SecretsPanel title={`API token ${issued.name}`} onDone={() => setIssued(null)}>
+        <SecretsPanel title={`API token ${issued.name}`} onDone={() => { setIssued(null); issue.reset(); }}>
           <SecretOnce label="Casino API token" value={issued.token} testId="secret-casino-token" />
         </SecretsPanel>
       )}

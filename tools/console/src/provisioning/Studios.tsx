@@ -120,7 +120,7 @@ function StudioTokens({ studio }: { studio: GameProvider }) {
     <section className="card" aria-labelledby="st-title">
       <h2 id="st-title">Game provider tokens</h2>
       {issued && (
-        <SecretsPanel title={`Token ${issued.tokenId}`} onDone={() => setIssued(null)}>
+        <SecretsPanel title={`Token ${issued.tokenId}`} onDone={() => { setIssued(null); issue.reset(); }}>
           <SecretOnce label="Game provider token" value={issued.token} testId="secret-provider-token" />
         </SecretsPanel>
       )}
