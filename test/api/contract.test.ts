@@ -111,6 +111,8 @@ describe('the API reference against the running platform', () => {
     await admin('POST', `game-providers/${uniqueId('nobody')}/tokens`, 404);
     await admin('GET', `game-providers/${groupId}`, 200);
     await admin('GET', `game-providers/${uniqueId('nobody')}`, 404);
+    await admin('GET', 'game-providers?page=1&limit=2', 200);
+    await admin('GET', 'game-providers?limit=0', 400);
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     await admin('PUT', `game-providers/${groupId}/launch-encryption-key`, 200, { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) });
     await admin('PUT', `game-providers/${groupId}/launch-encryption-key`, 400, { publicKeyPem: 'not a key' });
@@ -121,6 +123,8 @@ describe('the API reference against the running platform', () => {
     await admin('PUT', `games/${gameId}`, 404, { name: 'Contract Game', groupId: uniqueId('nobody'), frontendUrl: 'https://game.example.com/play' });
     await admin('GET', `games/${gameId}`, 200);
     await admin('GET', `games/${uniqueGameId()}`, 404);
+    await admin('GET', `games?groupId=${groupId}`, 200);
+    await admin('GET', 'games?groupId=a:b', 400);
     await admin('GET', `games/${gameId}/config-template`, 404);
     const template = { properties: [{ name: 'theme', type: 'DROPDOWN', values: ['light', 'dark'], required: true, default: 'light' }, { name: 'turbo', type: 'BOOLEAN' }] };
     await admin('PUT', `games/${gameId}/config-template`, 200, template);

@@ -84,7 +84,7 @@ describe('secrets never leave the platform', () => {
   scenario('When every route is driven through its answers, refusals and casino faults, then no response body or header holds a secret', async () => {
     for (const path of ['/healthz', '/readyz']) await send('health', 'GET', path);
     await send('health', 'GET', '/metrics', { token: p.adminToken });
-    for (const path of ['casinos?limit=500', `casinos/${a.world.providerId}`, `game-providers/${a.world.groupId}`, `games/${a.world.gameId}`]) {
+    for (const path of ['casinos?limit=500', `casinos/${a.world.providerId}`, 'game-providers?limit=500', `game-providers/${a.world.groupId}`, 'games?limit=500', `games/${a.world.gameId}`]) {
       await send('admin read', 'GET', `/admin/v1/${path}`, { token: p.adminToken });
     }
     await send('admin replace', 'PUT', `/admin/v1/casinos/${a.world.providerId}`, { token: p.adminToken, body: { name: 'Casino A', walletUrl: a.world.walletUrl } });

@@ -15,5 +15,5 @@ export async function startAdmin(rt: Runtime, port: number): Promise<{ server: R
 export { casinoBody, casinoPath, casinoRoutes } from './routes/casinos';
 export { configBody, currencyBody, casinoGamePath, currencyPath, casinoGameRoutes } from './routes/casinoGames';
 export { groupBody, keyBody, groupPath, tokenPath, gameProviderRoutes } from './routes/gameProviders';
-export { gameBody, templateBody, gamePath, gameRoutes } from './routes/games';
+export { gameBody, templateBody, gameList, gamePath, gameRoutes } from './routes/games';
 export { pagination } from './routes/validation';

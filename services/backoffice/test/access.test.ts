@@ -76,6 +76,8 @@ const ADMIN_API_ROUTES: [string, () => string, (() => unknown)?][] = [
   ['PUT', () => `game-providers/${uniqueId('grp')}`, () => ({ name: 'Created in the access table' })],
   ['GET', () => `game-providers/${a.groupId}`],
   ['GET', () => `games/${a.gameId}`],
+  ['GET', () => 'game-providers'],
+  ['GET', () => `games?groupId=${a.groupId}`],
   ['GET', () => `casinos/${a.providerId}/games/${a.gameId}/currencies`],
   ['DELETE', () => `casinos/${a.providerId}/games/${a.gameId}/currencies/XTS`],
 ];

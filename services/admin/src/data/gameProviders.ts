@@ -41,6 +41,17 @@ export async function findGameProvider(db: Knex, groupId: string, lock?: 'share'
   return row ? toRecord(row) : null;
 }
 
+/** Oldest first (ids in creation order read like a register); without tokens. */
+export async function listGameProviders(db: Knex, page: number, limit: number): Promise<{ total: number; groups: GameProviderRecord[] }> {
+  const [{ count }] = (await db('game_providers').count<{ count: string }[]>({ count: '*' })) as { count: string }[];
+  const rows = (await db('game_providers')
+    .select(COLUMNS)
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'group_id', order: 'asc' }])
+    .limit(limit)
+    .offset((page - 1) * limit)) as GameProviderRow[];
+  return { total: Number(count), groups: rows.map(toRecord) };
+}
+
 /** Create or replace name, status and rate limit; the launch key and tokens have their own routes. */
 export async function upsertGameProvider(
   db: Knex,

@@ -47,6 +47,18 @@ export async function findGame(db: Knex, gameId: number, lock?: 'share' | 'updat
   return row ? toRecord(row) : null;
 }
 
+/** By game id; one game provider's games when groupId is given. */
+export async function listGames(db: Knex, filter: { groupId?: string }, page: number, limit: number): Promise<{ total: number; games: GameRecord[] }> {
+  const scoped = () => (filter.groupId !== undefined ? db('games').where({ group_id: filter.groupId }) : db('games'));
+  const [{ count }] = (await scoped().count<{ count: string }[]>({ count: '*' })) as { count: string }[];
+  const rows = (await scoped()
+    .select(COLUMNS)
+    .orderBy('game_id', 'asc')
+    .limit(limit)
+    .offset((page - 1) * limit)) as GameRow[];
+  return { total: Number(count), games: rows.map(toRecord) };
+}
+
 export async function upsertGame(
   db: Knex,
   g: { gameId: number; groupId: string; name: string; frontendUrl: string; status: 'ACTIVE' | 'INACTIVE' },

@@ -17,6 +17,10 @@ export async function saveGameProvider(deps: AdminDeps, groupId: string, input: 
   return group;
 }
 
+export function listGameProviders(deps: AdminDeps, page: number, limit: number): Promise<{ total: number; groups: GameProviderRecord[] }> {
+  return groups.listGameProviders(deps.db, page, limit);
+}
+
 export async function getGameProvider(deps: AdminDeps, groupId: string): Promise<{ group: GameProviderRecord; tokens: ProviderTokenRecord[] }> {
   const group = await requireGroup(deps, groupId);
   return { group, tokens: await groups.listProviderTokens(deps.db, groupId) };

@@ -28,6 +28,10 @@ export async function getGame(deps: AdminDeps, gameId: number): Promise<GameReco
   return game;
 }
 
+export function listGames(deps: AdminDeps, filter: { groupId?: string }, page: number, limit: number): Promise<{ total: number; games: GameRecord[] }> {
+  return games.listGames(deps.db, filter, page, limit);
+}
+
 export function gameNotFound(gameId: number): AppError {
   return new AppError('GAME_NOT_FOUND', `No game with gameId ${gameId}`);
 }

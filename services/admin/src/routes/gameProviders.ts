@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { badRequest, handler, sendEnvelope } from '@relay/shared';
+import { badRequest, handler, pageMeta, sendEnvelope } from '@relay/shared';
 import type { AdminDeps } from '../domain/deps';
 import {
   getGameProvider,
+  listGameProviders,
   issueProviderToken,
   removeLaunchEncryptionKey,
   revokeProviderToken,
@@ -11,7 +12,7 @@ import {
   setLaunchEncryptionKey,
 } from '../domain/gameProviders';
 import { presentGameProvider } from './present';
-import { name, parse, recordId, status } from './validation';
+import { name, pagination, parse, recordId, status } from './validation';
 
 export const groupBody = z.object({
   groupId: z.string().optional().meta({ description: 'When given, must equal the one in the path.' }),
@@ -42,6 +43,12 @@ export function gameProviderRoutes(deps: AdminDeps): Router {
     const { groupId: bodyId, ...input } = parse(groupBody, req.body);
     if (bodyId !== undefined && bodyId !== groupId) throw badRequest('groupId in the body must equal the one in the path');
     sendEnvelope(res, 200, 'Game provider saved', presentGameProvider(await saveGameProvider(deps, groupId, input)));
+  }));
+
+  router.get('/game-providers', handler(async (req, res) => {
+    const { page, limit } = parse(pagination, req.query);
+    const { total, groups } = await listGameProviders(deps, page, limit);
+    sendEnvelope(res, 200, 'Game providers fetched successfully', groups.map((g) => presentGameProvider(g)), pageMeta(total, page, limit));
   }));
 
   router.get('/game-providers/:groupId', handler(async (req, res) => {

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { badRequest, handler, sendEnvelope } from '@relay/shared';
+import { badRequest, handler, pageMeta, sendEnvelope } from '@relay/shared';
 import type { AdminDeps } from '../domain/deps';
-import { getGame, saveGame } from '../domain/games';
+import { getGame, listGames, saveGame } from '../domain/games';
 import { getTemplate, saveTemplate } from '../domain/templates';
 import { PROPERTY_TYPES, type TemplateProperty } from '../domain/gameConfigRules';
 import { presentGame, presentTemplate } from './present';
-import { gameIdParam, httpUrl, name, parse, recordId, status } from './validation';
+import { gameIdParam, httpUrl, name, pagination, parse, recordId, status } from './validation';
 
 export const gameBody = z.object({
   gameId: z.number().optional().meta({ description: 'When given, must equal the one in the path.' }),
@@ -35,6 +35,7 @@ export const templateBody = z.object({
 });
 
 export const gamePath = z.object({ gameId: gameIdParam });
+export const gameList = pagination.extend({ groupId: recordId.optional().meta({ description: "Only this game provider's games." }) });
 
 export function gameRoutes(deps: AdminDeps): Router {
   const router = Router();
@@ -44,6 +45,12 @@ export function gameRoutes(deps: AdminDeps): Router {
     const { gameId: bodyId, ...input } = parse(gameBody, req.body);
     if (bodyId !== undefined && bodyId !== gameId) throw badRequest('gameId in the body must equal the one in the path');
     sendEnvelope(res, 200, 'Game saved', presentGame(await saveGame(deps, gameId, input)));
+  }));
+
+  router.get('/games', handler(async (req, res) => {
+    const { page, limit, groupId } = parse(gameList, req.query);
+    const { total, games } = await listGames(deps, { groupId }, page, limit);
+    sendEnvelope(res, 200, 'Games fetched successfully', games.map(presentGame), pageMeta(total, page, limit));
   }));
 
   router.get('/games/:gameId', handler(async (req, res) => {

@@ -6,11 +6,27 @@
 export const API = '/backoffice/v1';
 const CSRF_COOKIE = 'relay_bo_csrf';
 
+/** One field's problem as the API's error envelope names it (`details`). */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly code?: string, readonly details: { path: string; message: string }[] = []) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+    readonly details: ErrorDetail[] = [],
+    /** The error envelope's `data` (a refused template change names the casinos it would break). */
+    readonly data: unknown = null,
+  ) {
     super(message);
   }
 }
+
+/** The platform admin API; a signed-in platform admin's session works there too (same cookie and CSRF token). */
+export const ADMIN_API = '/admin/v1';
 
 /** The gateway's answer when there is no live session (idle, expired, or signed out elsewhere). */
 export const NOT_SIGNED_IN = 'AUTHENTICATION_FAILED';
@@ -32,12 +48,16 @@ export function whenSessionEnds(fn: () => void): void {
   onSessionEnded = fn;
 }
 
-export async function request<T, M = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Envelope<T, M>> {
+export function request<T, M = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Envelope<T, M>> {
+  return requestAt<T, M>(API, method, path, body);
+}
+
+export async function requestAt<T, M = Record<string, unknown>>(base: string, method: string, path: string, body?: unknown): Promise<Envelope<T, M>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const csrf = csrfToken();
   if (csrf) headers['x-csrf-token'] = csrf;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${API}${path}`, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   let parsed: any = null;
   try {
@@ -48,7 +68,7 @@ export async function request<T, M = Record<string, unknown>>(method: string, pa
   if (!res.ok) {
     // The session probe's refusal means "not signed in yet", not "your session ended".
     if (parsed?.error === NOT_SIGNED_IN && !path.startsWith('/auth/') && path !== '/session') onSessionEnded();
-    throw new ApiError(res.status, parsed?.message ?? `Request failed (${res.status})`, parsed?.error, Array.isArray(parsed?.details) ? parsed.details : []);
+    throw new ApiError(res.status, parsed?.message ?? `Request failed (${res.status})`, parsed?.error, Array.isArray(parsed?.details) ? parsed.details : [], parsed?.data ?? null);
   }
   return parsed as Envelope<T, M>;
 }

@@ -12,6 +12,7 @@ import { FlaggedWins } from '../wins/FlaggedWins';
 import { FlagThresholds } from '../wins/FlagThresholds';
 import { Reports } from '../reports/Reports';
 import { AuditTrail } from '../audit/AuditTrail';
+import { Provisioning } from '../provisioning/Provisioning';
 import { ThemeToggle } from './theme';
 
 const NAV = [
@@ -23,8 +24,9 @@ const NAV = [
 ] as const;
 /** The audit trail is for admins (of any scope: the API narrows what each sees). */
 const ADMIN_NAV = [['/audit', 'Audit trail']] as const;
-/** Win-flag thresholds are set by platform admins only. */
-const PLATFORM_ADMIN_NAV = [['/flag-thresholds', 'Flag thresholds']] as const;
+/** Win-flag thresholds and provisioning are for platform admins only (the APIs refuse anyone else anyway). */
+const PLATFORM_ADMIN_NAV = [['/flag-thresholds', 'Flag thresholds'], ['/provisioning', 'Provisioning']] as const;
+const isPlatformAdmin = (s: SessionInfo) => s.role === 'admin' && s.scope.type === 'platform';
 
 function scopeLabel(s: SessionInfo): string {
   if (s.scope.type === 'casino') return `casino ${s.scope.providerId}`;
@@ -61,13 +63,13 @@ export function App() {
       <header className="top" inert={ended}>
         <span className="brand">Game Relay console</span>
         <nav aria-label="Main">
-          {[...NAV, ...(info.role === 'admin' && info.scope.type === 'platform' ? PLATFORM_ADMIN_NAV : []), ...(info.role === 'admin' ? ADMIN_NAV : [])].map(([href, label]) => (
+          {[...NAV, ...(info.role === 'admin' ? ADMIN_NAV : []), ...(isPlatformAdmin(info) ? PLATFORM_ADMIN_NAV : [])].map(([href, label]) => (
             <Link key={href} href={href} className={(href === '/' ? location === '/' : location.startsWith(href)) ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>
               {label}
             </Link>
           ))}
         </nav>
-        <span className="who">
+        <span className="who" title={`${info.account?.displayName ?? info.actorType} · ${info.role} · ${scopeLabel(info)}`}>
           {info.account?.displayName ?? info.actorType} · {info.role} · {scopeLabel(info)}
         </span>
         <ThemeToggle />
@@ -83,6 +85,7 @@ export function App() {
           <Route path="/flag-thresholds"><FlagThresholds /></Route>
           <Route path="/reports"><Reports /></Route>
           <Route path="/audit"><AuditTrail /></Route>
+          {isPlatformAdmin(info) && <Route path="/provisioning" nest><Provisioning /></Route>}
           <Route><h1>Not found</h1><p>No such page.</p></Route>
         </Switch>
       </main>

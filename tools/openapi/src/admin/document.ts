@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  casinoBody, casinoGamePath, casinoPath, configBody, currencyBody, currencyPath, gameBody, gamePath, groupBody, groupPath, keyBody, pagination,
+  casinoBody, casinoGamePath, casinoPath, configBody, currencyBody, currencyPath, gameBody, gameList, gamePath, groupBody, groupPath, keyBody, pagination,
   templateBody, tokenPath,
 } from '@relay/admin';
 import type { ErrorCode } from '@relay/shared';
@@ -121,6 +121,11 @@ const ops: AdminOperation[] = [
     ok: { message: 'Game provider saved', data: res.gameProvider, example: ex.gameProvider },
   },
   {
+    method: 'get', path: '/admin/v1/game-providers', operationId: 'listGameProviders', tag: 'Game providers', summary: 'List game providers',
+    description: 'Oldest first, without their tokens.',
+    query: pagination, ok: { message: 'Game providers fetched successfully', data: z.array(res.gameProvider), example: [ex.gameProvider], paginated: true },
+  },
+  {
     method: 'get', path: '/admin/v1/game-providers/{groupId}', operationId: 'getGameProvider', tag: 'Game providers', summary: 'One game provider with its tokens',
     description: 'Tokens are listed by id with their issue and revocation times, never by value.',
     path_: groupPath, ok: { message: 'Game provider fetched successfully', data: res.gameProvider, example: { ...ex.gameProvider, tokens: [ex.tokenListed] } },
@@ -153,6 +158,11 @@ const ops: AdminOperation[] = [
     method: 'put', path: '/admin/v1/games/{gameId}', operationId: 'putGame', tag: 'Games', summary: 'Create or replace a game',
     description: "`frontendUrl` is where launches send the player (absolute http(s); its own query parameters are kept and win a clash). The game belongs to the game provider `groupId`.",
     path_: gamePath, body: { schema: gameBody, example: ex.gameBody }, ok: { message: 'Game saved', data: res.game, example: ex.game }, errors: { 404: ['GROUP_NOT_FOUND'] },
+  },
+  {
+    method: 'get', path: '/admin/v1/games', operationId: 'listGames', tag: 'Games', summary: 'List games',
+    description: 'By game id; with `groupId`, one game provider\'s games only.',
+    query: gameList, ok: { message: 'Games fetched successfully', data: z.array(res.game), example: [ex.game], paginated: true },
   },
   {
     method: 'get', path: '/admin/v1/games/{gameId}', operationId: 'getGame', tag: 'Games', summary: 'One game', description: 'As stored.',
