@@ -5,6 +5,8 @@ import knexFactory, { type Knex } from 'knex';
 import { dropDatabase, migrateToLatest, type OperatorScope } from '@relay/shared';
 import { runRollups } from '../../admin/src/ledger/rollups';
 import { DIMENSIONS, reportRows, reportStream, type Dimension, type ReportFilter } from '../src/data/reports';
+import { rollupSource, searchTotals } from '../src/data/search';
+import type { LedgerFilter, LedgerTable } from '../src/data/ledger';
 import { withCurrency } from '../src/domain/reports';
 
 /**
@@ -17,7 +19,8 @@ import { withCurrency } from '../src/domain/reports';
  * marked stale, new rows today), then the job counts every closed day, then the ledger changes
  * again. After each step, random groupings, periods, scopes and filters give the same groups,
  * in the same order, with the same figures to the cent, the same count of groups and the same
- * totals per currency.
+ * totals per currency. Search totals (count and sums per currency) of random filters, some the
+ * rollups keep and some they do not, over any time range, equal count(*) and sum() of the rows.
  */
 const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const url = `${base}/relay_report_rollups_${Date.now()}_${randomBytes(3).toString('hex')}`;
@@ -163,6 +166,49 @@ async function compare(c: Case): Promise<void> {
     .toEqual({ f, dims, page: c.page, rows: expected.slice(c.page.offset, c.page.offset + c.page.limit), total: expected.length });
 }
 
+/** Search totals: random filters, rollup-kept or not, any time range (whole days or any millisecond). */
+const searchArb = fc.record({
+  table: fc.constantFrom<LedgerTable>('transactions', 'rounds'),
+  scope: caseArb.map((c) => c.scope),
+  groupId: fc.option(fc.constantFrom(...GROUPS), { nil: undefined }),
+  providerId: fc.option(fc.constantFrom(...CASINOS), { nil: undefined }),
+  gameId: fc.option(fc.constantFrom(...GAMES), { nil: undefined }),
+  currency: fc.option(fc.constantFrom(...CURRENCIES), { nil: undefined }),
+  category: fc.option(fc.constantFrom<'CASH_OUT' | 'CASH_IN'>('CASH_OUT', 'CASH_IN'), { nil: undefined }),
+  status: fc.option(fc.constantFrom('SUCCESS', 'FAILED', 'PENDING', 'OPEN', 'SETTLED'), { nil: undefined }),
+  // Milliseconds from the first day's start: on a day's edge (whole days) or anywhere.
+  from: fc.option(fc.oneof(fc.integer({ min: 0, max: DAYS }).map((d) => d * DAY_MS), fc.integer({ min: 0, max: (DAYS + 1) * DAY_MS })), { nil: undefined }),
+  to: fc.option(fc.oneof(fc.integer({ min: 0, max: DAYS + 1 }).map((d) => d * DAY_MS - 1), fc.integer({ min: 0, max: (DAYS + 1) * DAY_MS })), { nil: undefined }),
+  // Filters the rollups do not keep: counted live.
+  playerId: fc.option(fc.constantFrom('p1', 'p7', 'p-taken'), { nil: undefined, freq: 4 }),
+  amountMin: fc.option(fc.constantFrom('10.00', '500.50'), { nil: undefined, freq: 4 }),
+});
+
+async function compareSearch(c: typeof searchArb extends fc.Arbitrary<infer T> ? T : never): Promise<void> {
+  const first = startOfToday - DAYS * DAY_MS;
+  const filter: LedgerFilter = {
+    groupId: c.groupId, providerId: c.providerId, gameId: c.gameId, currency: c.currency, category: c.category, status: c.status,
+    from: c.from === undefined ? undefined : new Date(first + c.from), to: c.to === undefined ? undefined : new Date(first + c.to),
+    playerId: c.playerId, amountMin: c.amountMin,
+  };
+  const t = c.table;
+  const q = db(t);
+  if (c.scope.type === 'casino') q.where('provider_id', c.scope.providerId);
+  if (c.scope.type === 'studio') q.where('group_id', c.scope.groupId);
+  for (const [name, column] of [['groupId', 'group_id'], ['providerId', 'provider_id'], ['gameId', 'game_id'], ['currency', 'currency'], ['status', 'status'], ['playerId', 'player_id']] as const) {
+    if (filter[name] !== undefined) q.where(column, filter[name] as string | number);
+  }
+  if (t === 'transactions' && filter.category) q.where('category', filter.category);
+  if (filter.amountMin) q.where(t === 'transactions' ? 'amount' : 'bet_amount', '>=', filter.amountMin);
+  if (filter.from) q.where('created_at', '>=', filter.from);
+  if (filter.to) q.where('created_at', '<', new Date(filter.to.getTime() + 1));
+  const sums = t === 'transactions' ? 'sum(amount)::text AS amount' : 'sum(bet_amount)::text AS bet_amount, coalesce(sum(payout_amount), 0)::text AS payout_amount';
+  const expected = await q.select('currency', db.raw(`count(*)::text AS count, ${sums}`)).groupBy('currency').orderBy('currency');
+  const rollupKept = c.playerId === undefined && c.amountMin === undefined;
+  expect(rollupSource(db, t, c.scope, filter) !== null).toBe(rollupKept);
+  expect({ t, filter, totals: await searchTotals(db, t, c.scope, filter) }).toEqual({ t, filter, totals: expected });
+}
+
 async function streamed(scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   for await (const row of reportStream(db, scope, f, dims)) rows.push(row);
@@ -180,12 +226,13 @@ afterAll(async () => {
   await dropDatabase(url);
 });
 
-describe('When reports are read from the daily rollups and the live ledger', () => {
-  it('then every grouping, period, scope and filter equals the plain SQL over the ledger to the cent, whichever days are counted, stale or changed', async () => {
+describe('When reports and search totals are read from the daily rollups and the live ledger', () => {
+  it('then every report grouping, period, scope and filter, and every search total, equals the plain SQL over the ledger to the cent, whichever days are counted, stale or changed', async () => {
     const all: Dimension[] = [...DIMENSIONS];
     const everything: ReportFilter = { fromDay: dayText(DAYS), toDay: dayText(0) };
     const check = async () => {
       await fc.assert(fc.asyncProperty(caseArb, compare), { numRuns: 40 });
+      await fc.assert(fc.asyncProperty(searchArb, compareSearch), { numRuns: 60 });
       // The export streams the same statement: the whole report, every dimension.
       expect(cents(await streamed({ type: 'platform' }, everything, all))).toEqual(cents(await plainReport({ type: 'platform' }, everything, all)));
     };
