@@ -1,6 +1,7 @@
 import { ledgerPlayers, ledgerSource, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
+import { streamed } from './streamed';
 
 /**
  * GGR reports from the daily rollups (migration 009, docs/ledger.md "Exact totals") and the live
@@ -116,5 +117,5 @@ export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilt
 
 /** One statement (one snapshot) streamed through a server-side cursor: constant memory whatever the period. */
 export function reportStream(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): AsyncIterable<Record<string, unknown>> {
-  return reportQuery(read, scope, f, dims).stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
+  return streamed(reportQuery(read, scope, f, dims));
 }

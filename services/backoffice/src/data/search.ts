@@ -2,6 +2,7 @@ import { AppError, ledgerSource, type Knex, type OperatorScope } from '@relay/sh
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
+import { streamed } from './streamed';
 
 /**
  * Search over rounds and transactions across every studio and casino in scope, newest first,
@@ -126,8 +127,7 @@ async function liveTotals(read: Knex, table: LedgerTable, scope: OperatorScope, 
 
 /** Every matching row, oldest first, through a server-side cursor: constant memory whatever the length. */
 export function searchStream(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): AsyncIterable<Record<string, unknown>> {
-  return scopedLedger(read, table, scope, filter)
+  return streamed(scopedLedger(read, table, scope, filter)
     .select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`))
-    .orderBy([{ column: `${table}.created_at`, order: 'asc' }, { column: `${table}.id`, order: 'asc' }])
-    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
+    .orderBy([{ column: `${table}.created_at`, order: 'asc' }, { column: `${table}.id`, order: 'asc' }]));
 }
