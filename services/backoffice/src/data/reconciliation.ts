@@ -1,6 +1,7 @@
 import type { Knex, OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
+import { streamed } from './streamed';
 
 /**
  * The reconciliation queue, derived from the ledger at read time. An item is a row of the ledger
@@ -92,8 +93,7 @@ export async function listItems(read: Knex, scope: OperatorScope, th: Thresholds
 }
 
 export function streamItems(read: Knex, scope: OperatorScope, th: Thresholds, filter: ItemFilter): AsyncIterable<Record<string, unknown>> {
-  return itemsQuery(read, scope, th, filter).select(read.raw(ITEM_SELECT)).orderBy([{ column: 'i.since' }, { column: 'i.kind' }, { column: 'i.record_id' }])
-    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
+  return streamed(itemsQuery(read, scope, th, filter).select(read.raw(ITEM_SELECT)).orderBy([{ column: 'i.since' }, { column: 'i.kind' }, { column: 'i.record_id' }]));
 }
 
 /** Counts by kind and age bucket: for the list's totals and for the Prometheus gauge. */

@@ -1,28 +1,29 @@
-import type { Knex, OperatorScope } from '@relay/shared';
+import { ledgerPlayers, ledgerSource, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
+import { streamed } from './streamed';
 
 /**
- * GGR reports, aggregated at read time from the ledger itself: NUMERIC sums in SQL over exactly
- * the rows they summarise, so a late transaction is in the next answer and a report always
- * agrees to the cent with the transactions (no rollup to keep in step or to rebuild). The
- * period bounds use created_at ranges that the (created_at DESC, id), (provider_id, created_at
- * DESC, id) and (group_id, created_at DESC, id) indexes serve.
+ * GGR reports from the daily rollups (migration 009, docs/ledger.md "Exact totals") and the live
+ * ledger for what they do not hold: libs/shared ledger-totals reads, in one statement, the rollup
+ * of every whole counted day of the period that no takeover marked stale, the rows of those days
+ * that were unfinished when counted (PENDING, OPEN) by key, and every other day live (today, days
+ * not counted yet, stale days). So a report costs the days it covers and the rows of its live
+ * parts, not the ledger's size, and stays the exact SQL aggregate of the rows it summarises:
+ * a late transaction or a takeover is in the next answer.
  *
  * - bets, bet sum, distinct players: successful CASH_OUTs;
  * - payout sum: successful CASH_INs (wins, losses at 0, refunds);
  * - rounds settled / open: rounds opened in the period, by their status now.
+ *
+ * An archived month (docs/ledger.md, "Retention") keeps its rollups, so reports still cover it
+ * (the lists, whose rows are gone, do not).
  */
 export const DIMENSIONS = ['day', 'casino', 'studio', 'game', 'currency'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
-const DIM_SQL: Record<Dimension, (alias: string) => string> = {
-  day: (a) => `to_char((${a}.created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')`,
-  casino: (a) => `${a}.provider_id`,
-  studio: (a) => `${a}.group_id`,
-  game: (a) => `${a}.game_id`,
-  currency: (a) => `${a}.currency`,
-};
+/** The ledger column of each dimension (the rollups keep the same names). */
+const SOURCE_DIM: Record<Dimension, SourceDim> = { day: 'day', casino: 'provider_id', studio: 'group_id', game: 'game_id', currency: 'currency' };
 
 export interface ReportFilter {
   /** First and last UTC day, inclusive (YYYY-MM-DD). */
@@ -34,55 +35,87 @@ export interface ReportFilter {
   currency?: string;
 }
 
-function scoped(read: Knex, table: 'transactions' | 'rounds', alias: string, scope: OperatorScope, f: ReportFilter): Knex.QueryBuilder {
-  const q = scopeFilter(read(`${table} as ${alias}`), scope, { providerId: `${alias}.provider_id`, groupId: `${alias}.group_id` })
-    .where(`${alias}.created_at`, '>=', `${f.fromDay}T00:00:00Z`)
-    .whereRaw(`${alias}.created_at < (?::date + 1)::timestamp AT TIME ZONE 'UTC'`, [f.toDay]);
-  if (f.providerId) q.where(`${alias}.provider_id`, f.providerId);
-  if (f.groupId) q.where(`${alias}.group_id`, f.groupId);
-  if (f.gameId !== undefined) q.where(`${alias}.game_id`, f.gameId);
-  if (f.currency) q.where(`${alias}.currency`, f.currency);
-  return q;
+const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
+
+/** The caller's scope first, then the filters, on a table or rollup aliased `alias` (same column names). */
+function narrowing(scope: OperatorScope, f: ReportFilter): SourceSpec['narrow'] {
+  return (q, alias) => {
+    scopeFilter(q, scope, { providerId: `${alias}.provider_id`, groupId: `${alias}.group_id` });
+    if (f.providerId) q.where(`${alias}.provider_id`, f.providerId);
+    if (f.groupId) q.where(`${alias}.group_id`, f.groupId);
+    if (f.gameId !== undefined) q.where(`${alias}.game_id`, f.gameId);
+    if (f.currency) q.where(`${alias}.currency`, f.currency);
+    return q;
+  };
 }
 
 /** The report query: one row per group of the chosen dimensions (currency always among them), ordered by them. */
 export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
-  const cols = (a: string) => dims.map((d) => `${DIM_SQL[d](a)} as ${d}`).join(', ');
-  const tx = scoped(read, 'transactions', 't', scope, f)
-    .where('t.status', 'SUCCESS')
-    .select(read.raw(`${cols('t')},
-      count(*) filter (where t.category = 'CASH_OUT') as bets,
-      coalesce(sum(t.amount) filter (where t.category = 'CASH_OUT'), 0) as bet_sum,
-      coalesce(sum(t.amount) filter (where t.category = 'CASH_IN'), 0) as payout_sum,
-      count(distinct t.player_id) filter (where t.category = 'CASH_OUT') as players`))
-    .groupByRaw(dims.map((_, i) => String(i + 1)).join(', '));
-  const rd = scoped(read, 'rounds', 'r', scope, f)
-    .select(read.raw(`${cols('r')},
-      count(*) filter (where r.status = 'SETTLED') as rounds_settled,
-      count(*) filter (where r.status = 'OPEN') as rounds_open`))
-    .groupByRaw(dims.map((_, i) => String(i + 1)).join(', '));
+  const narrow = narrowing(scope, f);
+  const period = { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false };
+  const keys = dims.map((d) => SOURCE_DIM[d]);
+  const tx = ledgerSource(read, {
+    ...period,
+    table: 'transactions',
+    dims: [...keys, 'category'],
+    narrow: (q, alias) => narrow(q, alias).where(`${alias}.status`, 'SUCCESS'),
+  });
+  const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow });
+  const pl = ledgerPlayers(read, { ...period, dims: keys, narrow });
+  // Each part may hold a group once per source part (rollup, unfinished, live): summed again here.
+  const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
+  const by = dims.map((_, i) => String(i + 1)).join(', ');
   const list = dims.join(', ');
   return read.raw(
-    `with tx as (?), rd as (?)
-     select ${list},
-       coalesce(tx.bets, 0)::int as bets, coalesce(tx.bet_sum, 0)::text as bet_sum, coalesce(tx.payout_sum, 0)::text as payout_sum,
-       coalesce(tx.players, 0)::int as players, coalesce(rd.rounds_settled, 0)::int as rounds_settled, coalesce(rd.rounds_open, 0)::int as rounds_open
-     from tx full outer join rd using (${list})
-     order by ${list}`,
-    [tx, rd],
+    `WITH tx AS (
+       SELECT ${named},
+              sum(s.n) FILTER (WHERE s.category = 'CASH_OUT') AS bets,
+              sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT') AS bet_sum,
+              sum(s.amount) FILTER (WHERE s.category = 'CASH_IN') AS payout_sum
+         FROM (?) s GROUP BY ${by}),
+     rd AS (
+       SELECT ${named},
+              sum(s.n) FILTER (WHERE s.status = 'SETTLED') AS rounds_settled,
+              sum(s.n) FILTER (WHERE s.status = 'OPEN') AS rounds_open
+         FROM (?) s GROUP BY ${by}),
+     pl AS (SELECT ${named}, count(DISTINCT s.player_id) AS players FROM (?) s GROUP BY ${by})
+     SELECT ${list},
+       coalesce(tx.bets, 0)::int AS bets, coalesce(tx.bet_sum, 0)::text AS bet_sum, coalesce(tx.payout_sum, 0)::text AS payout_sum,
+       coalesce(pl.players, 0)::int AS players, coalesce(rd.rounds_settled, 0)::int AS rounds_settled, coalesce(rd.rounds_open, 0)::int AS rounds_open
+     FROM tx FULL OUTER JOIN rd USING (${list}) LEFT JOIN pl USING (${list})
+     ORDER BY ${list}`,
+    [tx, rd, pl],
   );
 }
 
+/**
+ * A page of groups, their number, and the totals per currency (their own aggregate: distinct
+ * players do not add up across groups), all from ONE snapshot: a REPEATABLE READ, read-only
+ * transaction, so the page, the count and the totals describe the same ledger even while the
+ * rollup job or a money call commits between the statements.
+ */
 export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[], page: { limit: number; offset: number }) {
-  const q = reportQuery(read, scope, f, dims);
-  const [rows, counted] = await Promise.all([
-    bounded<{ rows: Record<string, unknown>[] }>(read.raw('select * from (?) g limit ? offset ?', [q, page.limit, page.offset])),
-    bounded<{ rows: { n: number }[] }>(read.raw('select count(*)::int as n from (?) g', [q])),
-  ]);
-  return { rows: rows.rows, total: counted.rows[0].n };
+  return read.transaction(
+    async (trx) => {
+      const q = reportQuery(trx, scope, f, dims);
+      // The count and the page in one statement: the groups are computed once.
+      const paged = await bounded<{ rows: Record<string, unknown>[] }>(trx.raw(
+        `WITH g AS MATERIALIZED (?)
+         SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM g) c
+           LEFT JOIN LATERAL (SELECT * FROM g ORDER BY ${dims.join(', ')} LIMIT ? OFFSET ?) p ON true`,
+        [q, page.limit, page.offset],
+      ));
+      const totals = await bounded<{ rows: Record<string, unknown>[] }>(reportQuery(trx, scope, f, ['currency']));
+      const total = Number(paged.rows[0]?.total ?? 0);
+      // No group on the page: the one row is the count alone.
+      const rows = paged.rows.filter((r) => r.currency !== null).map(({ total: _total, ...r }) => r);
+      return { rows, total, totals: totals.rows };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
 }
 
+/** One statement (one snapshot) streamed through a server-side cursor: constant memory whatever the period. */
 export function reportStream(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): AsyncIterable<Record<string, unknown>> {
-  // A raw query streams through the same server-side cursor as a builder.
-  return reportQuery(read, scope, f, dims).stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
+  return streamed(reportQuery(read, scope, f, dims));
 }

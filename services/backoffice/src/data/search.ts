@@ -1,6 +1,8 @@
-import { AppError, type Knex, type OperatorScope } from '@relay/shared';
+import { AppError, ledgerSource, type Knex, type OperatorScope } from '@relay/shared';
+import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
+import { streamed } from './streamed';
 
 /**
  * Search over rounds and transactions across every studio and casino in scope, walked with a
@@ -147,8 +149,59 @@ export async function searchPage(read: Knex, table: LedgerTable, scope: Operator
   return { rows: page, next };
 }
 
-/** Exact totals of everything the filters match (not just the page): a count, and sums per currency in NUMERIC. */
+/**
+ * Exact totals of everything the filters match (not just the page): a count, and sums per currency
+ * in NUMERIC. From the daily rollups when every filter is one they keep (libs/shared
+ * ledger-totals, docs/ledger.md "Exact totals"): the cost is the days of the range and the rows
+ * of its live parts (today, partial edge days, days not counted or marked stale), not the
+ * caller's history. Any other filter (player, round, session, transactionId, reason, amount
+ * range) is selective and indexed: counted live, under the back office's time limit.
+ */
 export async function searchTotals(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter) {
+  const source = rollupSource(read, table, scope, filter);
+  if (!source) return liveTotals(read, table, scope, filter);
+  const sums = table === 'transactions'
+    ? ['sum(s.amount)::text AS amount']
+    : ['sum(s.bet_amount)::text AS bet_amount', 'coalesce(sum(s.payout_amount), 0)::text AS payout_amount'];
+  const { rows } = await bounded<{ rows: Record<string, string>[] }>(read.raw(
+    `SELECT s.currency, sum(s.n)::text AS count, ${sums.join(', ')} FROM (?) s GROUP BY s.currency ORDER BY s.currency`,
+    [source],
+  ));
+  return rows;
+}
+
+/** The filters the rollups keep (the rest must be unset); a rounds search ignores category (data/ledger). */
+const ROLLUP_FILTERS: readonly (keyof LedgerFilter)[] = ['groupId', 'providerId', 'gameId', 'currency', 'category', 'status', 'from', 'to'];
+const ROLLUP_COLUMN: Partial<Record<keyof LedgerFilter, string>> = {
+  groupId: 'group_id', providerId: 'provider_id', gameId: 'game_id', currency: 'currency', category: 'category', status: 'status',
+};
+
+/** The rollup-backed aggregate of a search by currency, or null when a filter is not one the rollups keep. */
+export function rollupSource(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): Knex.Raw | null {
+  const set = (Object.keys(filter) as (keyof LedgerFilter)[]).filter((k) => filter[k] !== undefined);
+  if (!set.every((k) => ROLLUP_FILTERS.includes(k))) return null;
+  return ledgerSource(read, {
+    table,
+    from: filter.from,
+    // As the list: "to" includes its whole millisecond.
+    until: filter.to ? new Date(filter.to.getTime() + 1) : undefined,
+    // The list's rows of an archived month are gone: its totals count nothing there either.
+    requirePartition: true,
+    dims: ['currency'],
+    narrow: (q, alias) => {
+      scopeFilter(q, scope, { providerId: `${alias}.provider_id`, groupId: `${alias}.group_id` });
+      for (const name of set) {
+        const column = ROLLUP_COLUMN[name];
+        if (!column || (column === 'category' && table === 'rounds')) continue;
+        q.where(`${alias}.${column}`, filter[name] as string | number);
+      }
+      return q;
+    },
+  });
+}
+
+/** The same totals counted over the rows themselves (filters the rollups do not keep). */
+async function liveTotals(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter) {
   const sums = table === 'transactions'
     ? ['sum(transactions.amount)::text as amount']
     : ['sum(rounds.bet_amount)::text as bet_amount', 'coalesce(sum(rounds.payout_amount), 0)::text as payout_amount'];
@@ -168,8 +221,7 @@ export async function searchTotals(read: Knex, table: LedgerTable, scope: Operat
  */
 export function searchStream(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, sort: Sort = { by: 'createdAt', order: 'asc' }): AsyncIterable<Record<string, unknown>> {
   const column = sortColumn(table, sort.by);
-  return scopedLedger(read, table, scope, filter)
+  return streamed(scopedLedger(read, table, scope, filter)
     .select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`))
-    .orderByRaw(orderBy(table, column, sort.order))
-    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
+    .orderByRaw(orderBy(table, column, sort.order)));
 }

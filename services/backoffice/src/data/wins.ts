@@ -2,6 +2,7 @@ import type { Knex, OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { TRANSACTION_COLUMNS } from './ledger';
+import { streamed } from './streamed';
 
 /**
  * Flagged wins, derived at read time like the reconciliation queue: a paid credit (CASH_IN
@@ -61,8 +62,7 @@ export async function listFlagged(read: Knex, scope: OperatorScope, f: WinFilter
 }
 
 export function streamFlagged(read: Knex, scope: OperatorScope, f: WinFilter): AsyncIterable<Record<string, unknown>> {
-  return flaggedQuery(read, scope, f).orderBy([{ column: 't.created_at', order: 'asc' }, { column: 't.id', order: 'asc' }])
-    .stream({ batchSize: 1000, highWaterMark: 1000 }) as unknown as AsyncIterable<Record<string, unknown>>;
+  return streamed(flaggedQuery(read, scope, f).orderBy([{ column: 't.created_at', order: 'asc' }, { column: 't.id', order: 'asc' }]));
 }
 
 /** Records a review once: a second review of the same win answers undefined (one atomic statement). */
