@@ -129,7 +129,8 @@ describe('the flag thresholds screen', () => {
     const before = await http('GET', bo(w.p, `money/flagged-wins?providerId=${w.a.providerId}`), { token: w.p.adminToken });
     expect(before.body.data).toEqual([]);
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flag thresholds' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flagged wins' }).click();
+    await page.getByRole('main').getByRole('link', { name: 'Flag thresholds' }).click();
     await page.getByRole('heading', { name: 'Flag thresholds' }).waitFor();
     const rows = page.locator(`[data-testid="threshold-row"][data-casino="${w.a.providerId}"]`);
     expect((await rows.first().innerText()).replace(/\s+/g, ' ')).toMatch(/any other currency 10,000\.00 ×500 platform defaults/);

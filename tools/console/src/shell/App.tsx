@@ -24,8 +24,11 @@ const NAV = [
 ] as const;
 /** The audit trail is for admins (of any scope: the API narrows what each sees). */
 const ADMIN_NAV = [['/audit', 'Audit trail']] as const;
-/** Win-flag thresholds and provisioning are for platform admins only (the APIs refuse anyone else anyway). */
-const PLATFORM_ADMIN_NAV = [['/flag-thresholds', 'Flag thresholds'], ['/provisioning', 'Provisioning']] as const;
+/**
+ * Provisioning is for platform admins only (the APIs refuse anyone else anyway); so are the win-flag
+ * thresholds, reached from the Flagged wins screen (the header holds one line at 1280 px).
+ */
+const PLATFORM_ADMIN_NAV = [['/provisioning', 'Provisioning']] as const;
 const isPlatformAdmin = (s: SessionInfo) => s.role === 'admin' && s.scope.type === 'platform';
 
 function scopeLabel(s: SessionInfo): string {
@@ -64,7 +67,7 @@ export function App() {
         <span className="brand">Game Relay console</span>
         <nav aria-label="Main">
           {[...NAV, ...(info.role === 'admin' ? ADMIN_NAV : []), ...(isPlatformAdmin(info) ? PLATFORM_ADMIN_NAV : [])].map(([href, label]) => (
-            <Link key={href} href={href} className={(href === '/' ? location === '/' : location.startsWith(href)) ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>
+            <Link key={href} href={href} className={(href === '/' ? location === '/' : location.startsWith(href) || (href === '/flagged-wins' && location.startsWith('/flag-thresholds'))) ? 'active' : ''} aria-current={location === href ? 'page' : undefined}>
               {label}
             </Link>
           ))}
@@ -81,7 +84,7 @@ export function App() {
           <Route path="/search"><Search /></Route>
           <Route path="/rounds/:providerId/:roundId">{(p) => <RoundStoryScreen providerId={decodeURIComponent(p.providerId)} roundId={decodeURIComponent(p.roundId)} />}</Route>
           <Route path="/reconciliation"><Reconciliation /></Route>
-          <Route path="/flagged-wins"><FlaggedWins /></Route>
+          <Route path="/flagged-wins"><FlaggedWins thresholds={isPlatformAdmin(info)} /></Route>
           <Route path="/flag-thresholds"><FlagThresholds /></Route>
           <Route path="/reports"><Reports /></Route>
           <Route path="/audit"><AuditTrail /></Route>

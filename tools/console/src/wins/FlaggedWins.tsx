@@ -7,7 +7,8 @@ import { Decide } from '../shell/Decide';
 import { QueryState } from '../shell/State';
 
 /** Wins over the casino's thresholds (the last 30 days unless a period is named), each reviewed with a note. */
-export function FlaggedWins() {
+/** `thresholds`: the signed-in person is a platform admin, who sets each casino's flag thresholds. */
+export function FlaggedWins({ thresholds = false }: { thresholds?: boolean }) {
   const client = useQueryClient();
   const [params, setParams] = useQueryString();
   const state = params.get('state') ?? undefined;
@@ -22,6 +23,7 @@ export function FlaggedWins() {
   return (
     <>
       <h1>Flagged wins</h1>
+      {thresholds && <p>What counts as a flagged win for each casino: <Link href="/flag-thresholds">Flag thresholds</Link>.</p>}
       <div className="filters card">
         <div className="field">
           <label htmlFor="w-state">State</label>
