@@ -1,5 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import Decimal from 'decimal.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { http } from '../platform';
 import { bo, createOperator, type NewOperator } from '../backoffice';
@@ -234,6 +236,44 @@ describe('the web console', () => {
     await page.goto(url(`/rounds/${w.b.providerId}/${other.roundId}`));
     await page.getByRole('alert').filter({ hasText: /Not found/ }).waitFor();
     await screen('10-other-casino-not-found');
+    await signOut();
+  }, 90000);
+
+  it('When a finance account exports a report from the Reports screen, then the CSV sums equal the API totals to the cent', async () => {
+    // Money in two casinos (a finance account of the platform sees both), more than one round each.
+    await playRound(w.a, pa, 7.25, 3.1);
+    await playRound(w.b, pb, 12.4, 30.05);
+    const finance = await createOperator(w.p, 'finance', { type: 'platform' });
+    await signInFirstTime(finance);
+    // Finance does not provision: no such entry for this role.
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Provisioning' }).count()).toBe(0);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
+    await page.getByLabel('Group by').selectOption('casino');
+    await page.locator('table tbody tr').filter({ hasText: w.b.providerId }).waitFor();
+    await screen('05b-reports-by-casino-finance');
+    const href = (await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href'))!;
+    expect(href).toMatch(/^\/backoffice\/v1\/money\/reports\.csv\?.*groupBy=casino/);
+    // The browser's own session (cookie) fetches both: the file the link gives, and the API's answer for the same query.
+    const csv = await page.request.get(`${w.p.baseUrl}${href}`);
+    expect(csv.status()).toBe(200);
+    const api = await page.request.get(`${w.p.baseUrl}${href.replace('/reports.csv?', '/reports?')}&limit=500`);
+    expect(api.status()).toBe(200);
+    const totals: Record<string, unknown>[] = (await api.json()).meta.totals;
+
+    const rows: Record<string, string>[] = parseCsv(await csv.text(), { columns: true, comment: '#', skip_empty_lines: true });
+    expect(new Set(rows.map((r) => r.providerId))).toEqual(new Set([w.a.providerId, w.b.providerId]));
+    const sums = new Map<string, Record<string, Decimal>>();
+    const METRICS = ['bets', 'betSum', 'payoutSum', 'ggr', 'roundsSettled', 'roundsOpen'];
+    for (const r of rows) {
+      const acc = sums.get(r.currency) ?? Object.fromEntries(METRICS.map((m) => [m, new Decimal(0)]));
+      for (const m of METRICS) acc[m] = acc[m].plus(r[m]);
+      sums.set(r.currency, acc);
+    }
+    const fromCsv = [...sums].map(([currency, acc]) => ({ currency, ...Object.fromEntries(METRICS.map((m) => [m, acc[m].toNumber()])) }));
+    const fromApi = totals.map((t) => ({ currency: t.currency as string, ...Object.fromEntries(METRICS.map((m) => [m, t[m]])) }));
+    expect(fromCsv.sort((x, y) => x.currency.localeCompare(y.currency))).toEqual(fromApi);
+    // And the totals are the money played: GGR is bets minus payouts, to the cent.
+    for (const t of totals) expect(new Decimal(t.betSum as number).minus(t.payoutSum as number).toNumber()).toBe(t.ggr);
     await signOut();
   }, 90000);
 
