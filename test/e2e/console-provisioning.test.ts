@@ -2,19 +2,24 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createLaunchToken, startCasinoSandbox, type CasinoSandbox } from '@relay/casino-sandbox';
+import { createLogger } from '@relay/shared';
+import { startCasinoSandbox, type CasinoSandbox } from '@relay/casino-sandbox';
 import { http, startPlatform, uniqueGameId, uniqueId, type TestPlatform } from '../platform';
 import { bo, createOperator, signedInOperator, type NewOperator } from '../backoffice';
-import { ROOT } from '../processes';
+import { freePort, ROOT } from '../processes';
 import { currentCode } from '../../services/backoffice/src/domain/totp';
+import { startDemoGame, type DemoGame } from '../../tools/demo-game/src';
 
 /**
  * The console's provisioning screens, in Debian's chromium: a platform admin signs in with TOTP and,
  * through the screens only, creates a game provider (its token shown once), a game and its config
  * template, a casino on the sandbox casino (its secrets shown once), enables the game for the casino
  * with settings and EUR bet limits, issues a casino API token, and manages accounts. Each secret is
- * read from the page once and then proven to work; a reload no longer shows it. A player of the new
- * casino then plays a round through the game API, and the round is in the console's search and story.
+ * read from the page once and then proven to work; a reload no longer shows it. The game is the demo
+ * game (tools/demo-game, Dice), started here with the provider token and game id the admin made on
+ * the screens, its page being the Front-end URL typed into the Games screen. A player of the new
+ * casino then launches it from the sandbox casino's lobby in the same browser and plays a roll by
+ * clicking, and the round is in the console's search and story.
  * Every screen is checked with axe-core and photographed into test-output/console/.
  */
 const SHOTS = path.join(ROOT, 'test-output', 'console');
@@ -23,6 +28,7 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let p: TestPlatform;
 let sandbox: CasinoSandbox;
+let demoGame: DemoGame | undefined;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -44,6 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await demoGame?.close();
   await p?.stop();
   await sandbox?.close();
 });
@@ -108,7 +115,7 @@ describe('the console\'s provisioning screens', () => {
     await page.getByRole('heading', { name: /Sign in to the Game Relay console/ }).waitFor();
   }, 60000);
 
-  it('When a platform admin provisions a studio, a game and a casino on the sandbox through the screens, then a player of that casino plays a round that the console finds', async () => {
+  it('When a platform admin provisions a studio, the demo game and a casino on the sandbox through the screens, then a player of that casino plays the demo game and the console finds the round', async () => {
     const groupId = uniqueId('grp');
     const providerId = uniqueId('cas');
     const gameId = uniqueGameId();
@@ -170,7 +177,8 @@ describe('the console\'s provisioning screens', () => {
     await page.getByRole('link', { name: groupId }).waitFor();
     await screen('p02-game-providers');
 
-    // ---- game and its config template ----
+    // ---- the demo game (Dice) and its config template: its page, on a free port, is the Front-end URL ----
+    const demoGameUrl = `http://127.0.0.1:${await freePort()}/`;
     await page.getByRole('navigation', { name: 'Provisioning' }).getByRole('link', { name: 'Games', exact: true }).click();
     await page.getByText(/^\d+ games\.$/).waitFor();
     await screen('p02b-games-list');
@@ -178,9 +186,16 @@ describe('the console\'s provisioning screens', () => {
     await page.getByLabel('Game id').fill(String(gameId));
     await page.locator('#g-name').fill('Relay Dice');
     await page.getByLabel('Game provider').selectOption(groupId);
-    await page.getByLabel('Front-end URL').fill('https://game.example.com/dice');
+    await page.getByLabel('Front-end URL').fill(demoGameUrl);
     await page.getByRole('button', { name: 'Create game' }).click();
     await page.getByRole('heading', { name: `Game ${gameId}` }).waitFor();
+    // The demo game's backend starts with what the admin made on the screens: the provider token read
+    // from the page and this game id. Forced outcomes (test-only) let the roll below be a known win.
+    demoGame = await startDemoGame(
+      { relayUrl: p.baseUrl, providerToken, gameId, port: Number(new URL(demoGameUrl).port), host: '127.0.0.1', allowForcedOutcome: true },
+      createLogger({ service: 'demo-game', level: 'silent' }),
+    );
+    expect(demoGame.url).toBe(demoGameUrl);
     await page.getByText('No template yet').waitFor();
     await page.getByRole('button', { name: 'Add property' }).click();
     await page.getByLabel('Property 1 name').fill('theme');
@@ -293,34 +308,66 @@ describe('the console\'s provisioning screens', () => {
     const stillNumber = await http('GET', `${p.baseUrl}/admin/v1/games/${gameId}/config-template`, { token: p.adminToken });
     expect(stillNumber.body.data.properties[1]).toMatchObject({ name: 'maxPlayers', type: 'NUMBER' });
 
-    // ---- a player of the new casino launches and plays a round ----
+    // ---- a player of the new casino launches the demo game from the sandbox casino's lobby and plays a roll ----
     sandbox.setSecret(providerId, walletSecret);
     const playerId = uniqueId('player');
-    const walletToken = uniqueId('wallet-token');
-    sandbox.addPlayer({ providerId, playerId, walletToken, balance: 500 });
-    const token = await createLaunchToken({ launchKey, providerId, playerId, walletToken });
-    const launch = await http('GET', `${p.baseUrl}/launch?${new URLSearchParams({ token, providerId, gameId: String(gameId), currency: 'EUR', language: 'en' })}`);
-    expect(launch.status).toBe(302);
-    const sessionId = new URL(launch.headers.get('location')!).searchParams.get('sessionId')!;
-    const roundId = uniqueId('round');
-    const betId = uniqueId('bet');
-    const game = (route: string, body: unknown) => http('POST', `${p.baseUrl}${route}`, { token: providerToken, body });
-    const bet = await game('/api/balance/cash-out', { sessionId, gameId, currency: 'EUR', roundId, transactionId: betId, amount: 5 });
-    expect(bet.status).toBe(200);
-    const win = await game('/api/balance/cash-in', {
-      sessionId, gameId, currency: 'EUR', roundId, transactionId: uniqueId('win'), amount: 12.5, reason: 'NORMAL_WIN', appliedMultiplier: 2.5, previousTransactionId: betId, betAmount: 5,
-    });
-    expect(win.status).toBe(200);
-    // The sandbox casino's own ledger: 500 - 5 + 12.50.
-    expect(sandbox.getPlayer(providerId, playerId)?.balanceText).toBe('507.5');
+    sandbox.addPlayer({ providerId, playerId, walletToken: uniqueId('wallet-token'), balance: 500, username: 'Petra' });
+    sandbox.lobby.configure({ launcherUrl: p.baseUrl, providerId, launchKey, gameId, currency: 'EUR', casinoName: 'Sandbox Casino', gameName: 'Relay Dice' });
+    await page.goto(sandbox.lobby.url);
+    const lobbyRow = page.locator(`tr[data-player-id="${playerId}"]`);
+    expect(await lobbyRow.locator('.balance').textContent()).toBe('500.00 EUR');
+    await lobbyRow.getByRole('button', { name: 'Play' }).click();
+    // The casino's launch went through the relay's /launch to the Front-end URL typed into the Games screen.
+    await page.waitForSelector('body[data-state="ready"]');
+    expect(page.url().startsWith(`${demoGameUrl}?`)).toBe(true);
+    expect(new URL(page.url()).searchParams.get('sessionId')).toBeTruthy();
+    expect(await page.textContent('#player')).toBe('Petra');
+    expect(await page.textContent('#balance')).toBe('500.00');
+    // The EUR limits saved on the casino's games screen are what the game offers.
+    expect(await page.textContent('#limits')).toBe('Stake 0.10 to 100.00 EUR; max win 1000.00.');
+    expect(await page.locator('#suggestions button').allInnerTexts()).toEqual(['0.50', '1.00', '5.00', '10.00']);
+    expect(await page.inputValue('#amount')).toBe('1.00');
+    await page.fill('#amount', '5');
+    await page.click('#chance-25');
+    await page.selectOption('#force', 'WIN');
+    await page.click('#roll');
+    await page.waitForSelector('body[data-rolls="1"]');
+    expect(await page.isHidden('#error')).toBe(true);
+    // 25 % chance pays x3.96: 5.00 staked, 19.80 paid.
+    expect(await page.textContent('#result-outcome')).toBe('WIN 19.80 EUR');
+    expect(await page.textContent('#balance')).toBe('514.80');
+    const roundId = (await page.getAttribute('#result', 'data-round-id'))!;
+    expect(roundId).toMatch(/^dice-/);
+    await page.screenshot({ path: path.join(SHOTS, 'p08b-demo-game-round.png'), fullPage: true });
+    // The sandbox casino's own ledger: 500 - 5 + 19.80, and the game page's link back shows it in the lobby.
+    expect(sandbox.getPlayer(providerId, playerId)?.balanceText).toBe('514.8');
+    await page.click('#back');
+    await page.waitForURL(sandbox.lobby.url);
+    expect(await lobbyRow.locator('.balance').textContent()).toBe('514.80 EUR');
+    // The game ends its round; the relay tells the casino, and records it for the story.
+    await eventually(async () => {
+      const told = await http('GET', bo(p, `money/rounds/${providerId}/${roundId}/story`), { token: p.adminToken });
+      return told.status === 200 && told.body.data.roundEndedNotifications.length === 1;
+    }, 10000);
+    expect(sandbox.roundEndedCount({ providerId, roundId })).toBe(1);
 
+    // ---- the round in the console's search and its story ----
     await page.goto(url(`/search?providerId=${providerId}`));
-    await page.getByRole('link', { name: roundId }).click();
+    const found = page.getByRole('row').filter({ hasText: roundId });
+    await found.waitFor();
+    expect(await found.innerText()).toMatch(/EUR\s5\.00[\s\S]*EUR\s19\.80/);
+    await found.getByRole('link', { name: roundId }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const story = await page.locator('main').innerText();
+    expect(story).toMatch(/Status\s+SETTLED · WIN · NORMAL_WIN/);
+    expect(story).toMatch(/Payout\s+EUR\s19\.80\s*\(×3\.96\)/);
     expect(story).toMatch(/Bet \(cash-out\)\s+EUR\s5\.00/);
-    expect(story).toMatch(/Settlement \(cash-in\)\s+EUR\s12\.50/);
-    expect(story).toContain(betId);
+    expect(story).toMatch(/Settlement \(cash-in\)\s+EUR\s19\.80/);
+    expect(story).toContain(`${roundId}-bet`);
+    expect(story).toContain(`${roundId}-settle`);
+    expect(story).toContain('Round ended, casino notified · casino accepted');
+    expect(story).toContain(`${gameId} (studio ${groupId})`);
+    await screen('p08c-demo-game-round-story');
 
     // ---- the casino API token revoked from its screen: refused at once ----
     await page.goto(url(`/provisioning/casinos/${providerId}`));
