@@ -206,7 +206,7 @@ describe('the web console', () => {
     await signOut();
   }, 90000);
 
-  it('When a credit fails at the casino, then casino support sees only its own casino, acknowledges the item with a note, and gets "not found" for another casino\'s round', async () => {
+  it('When a credit fails at the casino, then casino support sees only its own casino, acknowledges the item with a note, the ledger closes it when the game repeats the credit, and support gets "not found" for another casino\'s round', async () => {
     const bet = betBody(w.a, pa, { amount: 7 });
     expect((await w.a.call('POST', '/api/balance/cash-out', bet)).status).toBe(200);
     const win = winBody(w.a, pa, bet, { amount: 14, appliedMultiplier: 2 });
@@ -228,6 +228,19 @@ describe('the web console', () => {
     const saved = await http('GET', bo(w.p, `money/reconciliation/items/CREDIT_OWED/${w.a.providerId}/${win.transactionId}`), { token: w.p.adminToken });
     expect(saved.body.data).toMatchObject({ state: 'ACKNOWLEDGED', note: 'Studio asked to repeat the credit' });
     await screen('09-reconciliation-acknowledged');
+
+    // The game repeats the credit; the casino takes it now. The ledger closes the item by itself:
+    // it leaves the queue, and the round's story shows the round settled by the repeated credit.
+    expect((await w.a.call('POST', '/api/balance/cash-in', win)).status).toBe(200);
+    const closed = await http('GET', bo(w.p, `money/reconciliation/items/CREDIT_OWED/${w.a.providerId}/${win.transactionId}`), { token: w.p.adminToken });
+    expect(closed.body.data).toMatchObject({ state: 'CLOSED_BY_LEDGER', note: 'Studio asked to repeat the credit' });
+    await page.goto(url('/reconciliation?state=ACKNOWLEDGED'));
+    // The answer is on screen ("N items."), not still loading, before the item's absence is read.
+    await page.getByText(/^\d+ items\./).waitFor();
+    expect(await page.getByTestId('queue-item').filter({ hasText: bet.roundId }).count()).toBe(0);
+    await page.goto(url(`/rounds/${w.a.providerId}/${bet.roundId}`));
+    await page.getByText(/SETTLED/).first().waitFor();
+    await screen('09b-reconciliation-closed-by-ledger-story');
 
     await page.goto(url('/search'));
     await page.getByRole('link', { name: bet.roundId }).waitFor();
