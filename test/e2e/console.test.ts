@@ -261,11 +261,14 @@ describe('the web console', () => {
     // Finance does not provision: no such entry for this role.
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Provisioning' }).count()).toBe(0);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
-    await page.getByLabel('Group by').selectOption('casino');
-    await page.locator('table tbody tr').filter({ hasText: w.b.providerId }).waitFor();
+    // Grouped by casino and day (any combination; currency always): the address carries it.
+    await page.getByRole('checkbox', { name: 'Casino' }).check();
+    await page.waitForURL(/groupBy=day%2Ccasino|groupBy=day,casino/);
+    await page.getByRole('columnheader', { name: 'Casino' }).waitFor();
+    await page.locator('table tbody tr').filter({ hasText: w.b.providerId }).first().waitFor();
     await screen('05b-reports-by-casino-finance');
     const href = (await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href'))!;
-    expect(href).toMatch(/^\/backoffice\/v1\/money\/reports\.csv\?.*groupBy=casino/);
+    expect(href).toMatch(/^\/backoffice\/v1\/money\/reports\.csv\?.*groupBy=day%2Ccasino/);
     // The browser's own session (cookie) fetches both: the file the link gives, and the API's answer for the same query.
     const csv = await page.request.get(`${w.p.baseUrl}${href}`);
     expect(csv.status()).toBe(200);

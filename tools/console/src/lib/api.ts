@@ -257,6 +257,8 @@ export interface CasinoThresholds {
 export interface ReportRow {
   day?: string;
   providerId?: string;
+  groupId?: string;
+  gameId?: number;
   currency: string;
   bets: number;
   betSum: number;
