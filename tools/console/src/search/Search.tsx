@@ -6,10 +6,12 @@ import { Money, Time } from '../lib/format';
 import { useQueryString } from '../lib/useQueryString';
 import { QueryState } from '../shell/State';
 
-const FILTERS = ['providerId', 'playerId', 'roundId', 'transactionId', 'sessionId', 'gameId', 'currency', 'from', 'to'] as const;
+/** Every filter of the back-office search (typed ones; status and category are lists). */
+const FILTERS = ['providerId', 'groupId', 'playerId', 'roundId', 'transactionId', 'sessionId', 'gameId', 'currency', 'reason', 'amountMin', 'amountMax', 'from', 'to'] as const;
 const LABELS: Record<(typeof FILTERS)[number], string> = {
-  providerId: 'Casino (providerId)', playerId: 'Player', roundId: 'Round id', transactionId: 'Transaction id', sessionId: 'Session id',
-  gameId: 'Game id', currency: 'Currency', from: 'From (ISO instant, UTC)', to: 'To (ISO instant, UTC)',
+  providerId: 'Casino (providerId)', groupId: 'Studio (groupId)', playerId: 'Player', roundId: 'Round id', transactionId: 'Transaction id', sessionId: 'Session id',
+  gameId: 'Game id', currency: 'Currency', reason: 'Settlement reason', amountMin: 'Amount from', amountMax: 'Amount up to',
+  from: 'From (ISO instant, UTC)', to: 'To (ISO instant, UTC)',
 };
 
 /** The sorts the API offers per list (sortBy); createdAt is the default and stays out of the address. */
@@ -35,14 +37,16 @@ export function Search() {
   const cursor = params.get('cursor') ?? undefined;
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? undefined]));
   const status = params.get('status') ?? undefined;
+  // Transactions only: a round has both a bet and a settlement.
+  const category = table === 'transactions' ? params.get('category') ?? undefined : undefined;
   const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])));
-  const qs = query({ ...filters, status, ...sorting, limit: 50 });
+  const qs = query({ ...filters, status, category, ...sorting, limit: 50 });
   const found = useQuery({
     queryKey: ['search', table, qs, cursor],
-    queryFn: () => get<(Round | Transaction)[], SearchMeta>(`/money/${table}${query({ ...filters, status, ...sorting, limit: 50, cursor })}`),
+    queryFn: () => get<(Round | Transaction)[], SearchMeta>(`/money/${table}${query({ ...filters, status, category, ...sorting, limit: 50, cursor })}`),
   });
   // The export in the order on screen (its own default would be oldest first).
-  const csv = `${API}/money/${table}.csv${query({ ...filters, status, ...sorting })}`;
+  const csv = `${API}/money/${table}.csv${query({ ...filters, status, category, ...sorting })}`;
   // The same column again turns the order round; another column starts with its largest or newest.
   const onSort = (by: string) => setParams({
     sortBy: by === 'createdAt' ? undefined : by,
@@ -60,7 +64,7 @@ export function Search() {
       <h1>Search</h1>
       <div role="tablist" aria-label="What to search" className="tabs">
         {(['rounds', 'transactions'] as const).map((t) => (
-          <button key={t} role="tab" type="button" aria-selected={table === t} onClick={() => setParams({ table: t, status: undefined, cursor: undefined, sortBy: undefined })}>
+          <button key={t} role="tab" type="button" aria-selected={table === t} onClick={() => setParams({ table: t, status: undefined, category: undefined, cursor: undefined, sortBy: undefined })}>
             {t === 'rounds' ? 'Rounds' : 'Transactions'}
           </button>
         ))}
@@ -79,6 +83,16 @@ export function Search() {
             {(table === 'rounds' ? ['OPEN', 'SETTLED'] : ['PENDING', 'SUCCESS', 'FAILED']).map((s) => <option key={s}>{s}</option>)}
           </select>
         </div>
+        {table === 'transactions' && (
+          <div className="field">
+            <label htmlFor="f-category">Category</label>
+            <select id="f-category" value={category ?? ''} onChange={(e) => setParams({ category: e.target.value, cursor: undefined })}>
+              <option value="">any</option>
+              <option value="CASH_OUT">CASH_OUT (bet)</option>
+              <option value="CASH_IN">CASH_IN (settlement)</option>
+            </select>
+          </div>
+        )}
         <div className="actions">
           <button type="submit" className="primary">Search</button>
           <a href={csv} download>Export CSV</a>
