@@ -8,7 +8,7 @@ import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
 import { startFloor, type FloorPlayer as Player } from './floor';
 import { pgbenchFloor } from './pgbench-floor';
-import { fixedRate, freePort, machine, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
+import { fixedRate, freePort, machine, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
  * Cash-out + cash-in pairs through the gateway (every service in its own process, as `npm start`
@@ -114,6 +114,27 @@ export async function runMoneyBench(): Promise<string> {
       await floorPool.close();
       await sandboxPool.close();
       return `replays ${s.perSecond}/s p99 ${s.p99} ms errors ${s.errors}; CPU ms per replay: gateway ${ms('gateway')}, wallet ${ms('wallet')}, PostgreSQL ${ms('PostgreSQL')}, Redis ${ms('Redis')}`;
+    }
+    if (process.env.BENCH_ONLY === 'cpu') {
+      // A fixed amount of work at a moderate load, for A/B runs of a change on a shared machine:
+      // CPU per call per process is far less disturbed by other load than calls per second.
+      const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels });
+      const pairs = Number(process.env.BENCH_CPU_PAIRS ?? 1500);
+      const measure = async (name: string, units: number, unit: () => Promise<Sample[]>) => {
+        const before = snapshot(label);
+        const phase = await repeat(16, units, unit);
+        const cpu = perCall(before, snapshot(label), phase.samples.length);
+        const s = summarize(phase.samples, phase.seconds);
+        const ms = (p: string) => cpu?.processes.find((x) => x.label === p)?.msPerCall.toFixed(3) ?? 'n/a';
+        return `${name}: ${s.calls} calls, ${s.perSecond}/s, errors ${s.errors}; CPU ms per call: gateway ${ms('gateway')}, wallet ${ms('wallet')}, PostgreSQL ${ms('PostgreSQL')}, sandbox ${ms('sandbox casino')}`;
+      };
+      const money = await measure('money calls', pairs, viaGateway);
+      await repeat(16, pairs, recordBet);
+      const replayLine = await measure('replays', pairs * 2, replay);
+      await gatewayPool.close();
+      await floorPool.close();
+      await sandboxPool.close();
+      return `${money}\n${replayLine}`;
     }
     const rows: [string, string, Summary][] = [];
     // BENCH_ONLY=saturation runs just the saturation phases of the relay and the stand-ins (for profiling).
