@@ -107,7 +107,9 @@ function claimCtes(m: MovementRecord, request: object): Statement {
       SELECT id, attempt, created_at, ?::json, now() FROM claimed
       RETURNING transaction_pk, attempt, transaction_created_at
     )`;
-  return { sql, bindings: [m.providerId, m.transactionId, newId(), ...values, fingerprint(request), JSON.stringify(request)] };
+  // The request is written once as JSON; its fingerprint is the hash of that same text.
+  const json = JSON.stringify(request);
+  return { sql, bindings: [m.providerId, m.transactionId, newId(), ...values, fingerprintOf(json), json] };
 }
 
 /** The statement behind claimTransaction, exported so tests can check its plan. */
@@ -365,7 +367,11 @@ export async function markFailed(db: Knex, claim: Claim, errorCode: string, erro
 }
 
 function fingerprint(request: object): string {
-  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  return fingerprintOf(JSON.stringify(request));
+}
+
+function fingerprintOf(json: string): string {
+  return createHash('sha256').update(json).digest('hex');
 }
 
 export interface AbandonedTransactions {
