@@ -1,5 +1,4 @@
 import http from 'node:http';
-import { Readable } from 'node:stream';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import {
@@ -189,14 +188,22 @@ function clientAddress(req: Request): string {
 /**
  * http-proxy pipes `options.buffer || req` into the upstream request; the body was read at the
  * edge, so each request is sent from its own buffer (HPM passes options per request only here).
+ * The buffer is handed over whole with `end(body)`, which is all http-proxy asks of `pipe`: a
+ * stream made for it (Readable.from) costs a stream, an async iterator and several ticks per
+ * request, and sends the body in a write of its own.
  */
 const bufferedBodyPlugin: Plugin = (proxyServer) => {
   const web = proxyServer.web.bind(proxyServer) as (req: http.IncomingMessage, res: http.ServerResponse, options: object, ...rest: unknown[]) => void;
   (proxyServer as { web: typeof web }).web = (req, res, options, ...rest) => {
     const body = (req as Request).bufferedBody;
-    web(req, res, body ? { ...options, buffer: Readable.from([body]) } : options, ...rest);
+    web(req, res, body ? { ...options, buffer: wholeBody(body) } : options, ...rest);
   };
 };
+
+/** What http-proxy calls on `options.buffer`: `pipe(proxyReq)`. */
+function wholeBody(body: Buffer): { pipe: (to: http.ClientRequest) => http.ClientRequest } {
+  return { pipe: (to) => to.end(body) };
+}
 
 function proxyTimeoutMs(config: Runtime['config']): number {
   return config.CASINO_TIMEOUT_MS * 3 + 5000;

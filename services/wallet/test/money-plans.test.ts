@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
 import { debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
-import { claimStatement, findStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
+import { claimOrFindStatement, claimStatement, findStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
 import { movementRecord } from './movement-records';
 
 /**
@@ -98,7 +98,10 @@ const settlement: Settlement = {
 
 const statements: Record<string, Statement> = {
   'cash-out claim': claimStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }),
-  'find by transactionId (every replay)': findStatement(PROVIDER, 'plan-bet'),
+  'find by transactionId': findStatement(PROVIDER, 'plan-bet'),
+  // What every money call runs first: a new key (the claim), and an existing one (every replay).
+  'cash-out claim or find, new key': claimOrFindStatement(movement('CASH_OUT', 'plan-bet-new', 'plan-round'), { amount: 1 }),
+  'cash-out claim or find, existing key (every replay)': claimOrFindStatement(movement('CASH_OUT', 'fill-b-7', 'fill-r-7'), { amount: 1 }),
   'cash-out take-over': takeOverStatement('00000000-0000-4000-8000-000000000001', '2026-11-23 10:00:00.123456+00', movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
   'cash-in claim': claimStatement(movement('CASH_IN', 'plan-win', 'plan-round'), { amount: 2 }),
   'debit outcome opening the round': debitSuccessStatement(success, {

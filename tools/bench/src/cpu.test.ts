@@ -53,5 +53,14 @@ linux('CPU per call from /proc', () => {
     expect(label(9, 'postgres', 'postgres: 15/main: postgres relay_bench 127.0.0.1(5000) idle')).toBe('PostgreSQL');
     expect(label(10, 'redis-server', 'redis-server 127.0.0.1:6379')).toBe('Redis');
     expect(label(11, 'bash', 'bash')).toBeNull();
+    // Scoped to this checkout and its database: another run's platform and backends are not charged.
+    const scoped = benchLabeler({}, { root: '/srv/relay', database: 'relay_bench_money_1' });
+    expect(scoped(7, 'node', '/usr/bin/node /srv/relay/services/wallet/dist/main.js ')).toBe('wallet');
+    expect(scoped(12, 'node', '/usr/bin/node /srv/other/services/wallet/dist/main.js ')).toBeNull();
+    expect(scoped(13, 'postgres', 'postgres: 15/main: postgres relay_bench_money_1 127.0.0.1(5000) idle')).toBe('PostgreSQL');
+    expect(scoped(14, 'postgres', 'postgres: 15/main: postgres relay_bench_money_2 127.0.0.1(5001) idle')).toBeNull();
+    expect(scoped(15, 'postgres', 'postgres: 15/main: postgres relay_test_9 [local] idle')).toBeNull();
+    expect(scoped(16, 'postgres', 'postgres: 15/main: walwriter')).toBe('PostgreSQL');
+    expect(scoped(17, 'postgres', '/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main -c config_file=/etc/postgresql/15/main/postgresql.conf')).toBe('PostgreSQL');
   });
 });

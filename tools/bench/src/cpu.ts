@@ -35,14 +35,25 @@ function clockTicks(): number {
 /** Labels a process by what it runs; null for processes the benchmark does not account. */
 export type Labeler = (pid: number, comm: string, cmdline: string) => string | null;
 
-/** The platform's processes by script, PostgreSQL, Redis, and the given pids by name. */
-export function benchLabeler(named: Record<number, string>): Labeler {
+/**
+ * The platform's processes by script, PostgreSQL, Redis, and the given pids by name. On a machine
+ * shared with other runs, `scope` keeps their processes out: only scripts under `root` (this
+ * checkout), and of PostgreSQL's backends only those connected to `database` (its background
+ * processes, the WAL writer among them, serve every database and are always counted).
+ */
+export function benchLabeler(named: Record<number, string>, scope: { root?: string; database?: string } = {}): Labeler {
   return (pid, comm, cmdline) => {
     if (named[pid]) return named[pid];
-    if (comm === 'postgres') return 'PostgreSQL';
+    if (comm === 'postgres') {
+      // A backend: "postgres: [cluster: ]user database host(port)|[local] state".
+      const backend = / (\S+) (\S+) (?:[\d.:a-f]+\(\d+\)|\[local\])/.exec(cmdline);
+      if (scope.database && backend && backend[2] !== scope.database) return null;
+      return 'PostgreSQL';
+    }
     if (comm === 'redis-server') return 'Redis';
     const script = /(?:services|tools)\/([\w-]+)\/dist\/(\w+)\.js/.exec(cmdline);
     if (!script) return null;
+    if (scope.root && !cmdline.includes(`${scope.root}/`)) return null;
     if (script[1] === 'notifier' && script[2] === 'worker') return 'notifier worker';
     return script[1];
   };

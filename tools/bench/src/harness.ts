@@ -134,6 +134,19 @@ export async function saturate(concurrency: number, seconds: number, unit: () =>
   return { samples, seconds: (Date.now() - started) / 1000 };
 }
 
+/** Closed loop: exactly `units` runs of `unit`, `concurrency` at a time (a fixed amount of work, to read CPU per call). */
+export async function repeat(concurrency: number, units: number, unit: () => Promise<Sample[]>): Promise<{ samples: Sample[]; seconds: number }> {
+  const samples: Sample[] = [];
+  const started = Date.now();
+  let left = units;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0) samples.push(...(await unit()));
+    }),
+  );
+  return { samples, seconds: (Date.now() - started) / 1000 };
+}
+
 export function machine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   return `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;

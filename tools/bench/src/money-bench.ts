@@ -8,7 +8,7 @@ import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
 import { startFloor, type FloorPlayer as Player } from './floor';
 import { pgbenchFloor } from './pgbench-floor';
-import { fixedRate, freePort, machine, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
+import { fixedRate, freePort, machine, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
  * Cash-out + cash-in pairs through the gateway (every service in its own process, as `npm start`
@@ -98,13 +98,15 @@ export async function runMoneyBench(): Promise<string> {
     const floorPool = new Pool(floor.url, { connections: 128, pipelining: 1 });
     const viaFloor = pairThrough(floorPool);
 
+    // Only this run's processes are charged: other runs on the machine have their own checkout or database.
+    const scope = { root: ROOT, database: new URL(dbUrl).pathname.slice(1) };
     await fixedRate(200, 5, viaGateway); // warm-up: JIT, pools, caches
     await fixedRate(200, 5, viaFloor);
     console.error('warm-up done');
     if (process.env.BENCH_ONLY === 'replays') {
       // Replays alone, with the CPU each process spent per replay (for A/B runs of the replay path).
       await saturate(64, 3, recordBet);
-      const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels });
+      const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels }, scope);
       const before = snapshot(label);
       const replays = await saturate(64, PHASE_SECONDS, replay);
       const cpu = perCall(before, snapshot(label), replays.samples.length);
@@ -114,6 +116,27 @@ export async function runMoneyBench(): Promise<string> {
       await floorPool.close();
       await sandboxPool.close();
       return `replays ${s.perSecond}/s p99 ${s.p99} ms errors ${s.errors}; CPU ms per replay: gateway ${ms('gateway')}, wallet ${ms('wallet')}, PostgreSQL ${ms('PostgreSQL')}, Redis ${ms('Redis')}`;
+    }
+    if (process.env.BENCH_ONLY === 'cpu') {
+      // A fixed amount of work at a moderate load, for A/B runs of a change on a shared machine:
+      // CPU per call per process is far less disturbed by other load than calls per second.
+      const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels }, scope);
+      const pairs = Number(process.env.BENCH_CPU_PAIRS ?? 1500);
+      const measure = async (name: string, units: number, unit: () => Promise<Sample[]>) => {
+        const before = snapshot(label);
+        const phase = await repeat(16, units, unit);
+        const cpu = perCall(before, snapshot(label), phase.samples.length);
+        const s = summarize(phase.samples, phase.seconds);
+        const ms = (p: string) => cpu?.processes.find((x) => x.label === p)?.msPerCall.toFixed(3) ?? 'n/a';
+        return `${name}: ${s.calls} calls, ${s.perSecond}/s, errors ${s.errors}; CPU ms per call: gateway ${ms('gateway')}, wallet ${ms('wallet')}, PostgreSQL ${ms('PostgreSQL')}, sandbox ${ms('sandbox casino')}`;
+      };
+      const money = await measure('money calls', pairs, viaGateway);
+      await repeat(16, pairs, recordBet);
+      const replayLine = await measure('replays', pairs * 2, replay);
+      await gatewayPool.close();
+      await floorPool.close();
+      await sandboxPool.close();
+      return `${money}\n${replayLine}`;
     }
     const rows: [string, string, Summary][] = [];
     // BENCH_ONLY=saturation runs just the saturation phases of the relay and the stand-ins (for profiling).
@@ -129,7 +152,7 @@ export async function runMoneyBench(): Promise<string> {
         rows.push([target, `${callsPerSecond} calls/s offered`, summarize(phase.samples, phase.seconds)]);
       }
     }
-    const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels });
+    const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels }, scope);
     // Saturation of each target; the CPU each process spent per call is read around the relay's and the stand-ins'.
     const cpuPerCall: Record<string, CpuPerCall | null> = {};
     for (const [target, unit] of onlySaturation ? targets.slice(1) : targets) {
@@ -140,13 +163,15 @@ export async function runMoneyBench(): Promise<string> {
     }
     // Issue 23's ratios, each within this run: replays, and PostgreSQL's own floor (pgbench).
     await saturate(64, 3, recordBet);
+    const beforeReplays = snapshot(label);
     const replays = await saturate(64, PHASE_SECONDS, replay);
+    cpuPerCall.replays = perCall(beforeReplays, snapshot(label), replays.samples.length);
     rows.push(['replays of successful cash-outs', 'saturation, 64 in flight', summarize(replays.samples, replays.seconds)]);
     const pgbench = pgbenchFloor(dbUrl, PHASE_SECONDS);
     await gatewayPool.close();
     await floorPool.close();
     await sandboxPool.close();
-    return report(rows, cpuPerCall['through the relay'], cpuPerCall['bare stand-ins'], pgbench?.tps ?? null);
+    return report(rows, cpuPerCall['through the relay'], cpuPerCall['bare stand-ins'], cpuPerCall.replays, pgbench?.tps ?? null);
   } finally {
     await stopFloor();
     await stopProcess(platform);
@@ -199,7 +224,7 @@ export async function launchPlayers(base: string, sandboxUrl: string, world: Awa
 
 const TARGET_CALLS_PER_SECOND = 1500;
 
-function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, pgbenchTps: number | null): string {
+function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, replayCpu: CpuPerCall | null, pgbenchTps: number | null): string {
   const lines = [
     '## Money calls: cash-out + cash-in pairs',
     '',
@@ -219,7 +244,7 @@ function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floor
     '',
     'Targets (issue 4): 1,500 money calls per second sustained; p99 under 25 ms at 500 calls per second.',
     ...ratioReport(rows, pgbenchTps),
-    ...cpuReport(cpu, floorCpu),
+    ...cpuReport(cpu, floorCpu, replayCpu),
   ];
   return lines.join('\n');
 }
@@ -251,9 +276,9 @@ function ratioReport(rows: [string, string, Summary][], pgbenchTps: number | nul
 /**
  * The budget view of the saturation phases: what each process spent per call, through the relay
  * and through the bare stand-ins (whose gateway and wallet take the relay's rows), against the
- * target's share of the cores.
+ * target's share of the cores; and what each spent per replay of a successful cash-out.
  */
-function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null): string[] {
+function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, replayCpu: CpuPerCall | null): string[] {
   if (!cpu) return [];
   const cores = os.cpus().length;
   const budget = (cores * 1000) / TARGET_CALLS_PER_SECOND;
@@ -265,8 +290,10 @@ function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null): string[
   const used = (rows: CpuPerCall['processes']) => rows.reduce((sum, s) => sum + s.msPerCall, 0);
   const outside = (rows: CpuPerCall['processes']) => used(rows.filter((s) => s.label === 'load generator' || s.label === 'sandbox casino'));
   const floorOf = (label: string) => floorRows.find((s) => s.label === (standIn[label] ?? label))?.msPerCall ?? 0;
+  const replayOf = (label: string) => replayCpu?.processes.find((s) => s.label === label)?.msPerCall ?? 0;
   const ms = (n: number) => n.toFixed(3);
-  const row = (label: string, relay: number, floor: number) => `| ${label} | ${ms(relay)} |${floorCpu ? ` ${ms(floor)} |` : ''}`;
+  const row = (label: string, relay: number, floor: number, replay: number) =>
+    `| ${label} | ${ms(relay)} |${floorCpu ? ` ${ms(floor)} |` : ''}${replayCpu ? ` ${ms(replay)} |` : ''}`;
   return [
     '',
     `CPU per call in the saturation phases, from each process's counters in /proc. ${TARGET_CALLS_PER_SECOND.toLocaleString('en')} calls per second on`,
@@ -274,13 +301,14 @@ function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null): string[
     floorCpu ? `through the relay and ${used(floorRows).toFixed(2)} ms through the bare stand-ins.` : 'through the relay.',
     `Of that, the load generator and the sandbox casino (the game and the casino, which a deployment does not host) used`,
     `${outside(relayRows).toFixed(2)} ms${floorCpu ? ` and ${outside(floorRows).toFixed(2)} ms` : ''}.`,
+    ...(replayCpu ? [`The last column is per replay of a successful cash-out (its phase above), ${used(replayCpu.processes.filter((s) => !s.label.startsWith('bare '))).toFixed(2)} ms in all.`] : []),
     '',
-    `| process | relay, CPU ms per call |${floorCpu ? ' bare stand-ins |' : ''}`,
-    `|---|---:|${floorCpu ? '---:|' : ''}`,
-    ...relayRows.map((s) => row(s.label, s.msPerCall, floorOf(s.label))),
-    row('idle (CPU left unused)', cpu.idle, floorCpu?.idle ?? 0),
-    row('stolen by the hypervisor', cpu.steal, floorCpu?.steal ?? 0),
-    row('everything else (kernel threads, other processes)', cpu.other, floorCpu?.other ?? 0),
+    `| process | relay, CPU ms per call |${floorCpu ? ' bare stand-ins |' : ''}${replayCpu ? ' replays, CPU ms per replay |' : ''}`,
+    `|---|---:|${floorCpu ? '---:|' : ''}${replayCpu ? '---:|' : ''}`,
+    ...relayRows.map((s) => row(s.label, s.msPerCall, floorOf(s.label), replayOf(s.label))),
+    row('idle (CPU left unused)', cpu.idle, floorCpu?.idle ?? 0, replayCpu?.idle ?? 0),
+    row('stolen by the hypervisor', cpu.steal, floorCpu?.steal ?? 0, replayCpu?.steal ?? 0),
+    row('everything else (kernel threads, other processes)', cpu.other, floorCpu?.other ?? 0, replayCpu?.other ?? 0),
   ];
 }
 

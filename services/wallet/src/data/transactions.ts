@@ -80,19 +80,19 @@ const REWRITTEN = COLUMNS.map(([, c]) => c).filter((c) => !['provider_id', 'tran
  * transaction as PENDING in the current month's partition and its attempt in the audit log. It
  * returns a row only to the one caller that inserted the key; concurrent identical requests can
  * never both reach the casino. When the key exists it does nothing at all: no row lock, no
- * transaction id, no WAL, so a replay of a SUCCESS costs reads only (findTransaction).
+ * transaction id, no WAL, so a replay of a SUCCESS costs reads only.
  */
 export async function claimTransaction(db: Knex, m: MovementRecord, request: object): Promise<Claim | null> {
   const result = await runPrepared<Claim>(db, claimStatement(m, request));
   return result.rows[0] ?? null;
 }
 
-/** The statement behind claimTransaction, exported so tests can check its plan. */
-export function claimStatement(m: MovementRecord, request: object): Statement {
+/** The claim's data-modifying CTEs (k: the key, claimed: the record, att: its attempt) and their bindings. */
+function claimCtes(m: MovementRecord, request: object): Statement {
   const values = COLUMNS.map(([k]) => m[k]);
   const placeholders = COLUMNS.map(() => '?').join(', ');
   const sql = `
-    WITH k AS (
+    k AS (
       INSERT INTO transaction_keys (provider_id, transaction_id, id, created_at) VALUES (?, ?, ?, now())
       ON CONFLICT (provider_id, transaction_id) DO NOTHING
       RETURNING id, created_at
@@ -101,11 +101,60 @@ export function claimStatement(m: MovementRecord, request: object): Statement {
       INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
       SELECT k.id, ${placeholders}, 'PENDING', ?, 1, now(), k.created_at, now() FROM k
       RETURNING id, attempt, created_at
-    )
-    INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request, started_at)
-    SELECT id, attempt, created_at, ?::json, now() FROM claimed
-    RETURNING transaction_pk AS pk, attempt, transaction_created_at::text AS "createdAt"`;
-  return { sql, bindings: [m.providerId, m.transactionId, newId(), ...values, fingerprint(request), JSON.stringify(request)] };
+    ),
+    att AS (
+      INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request, started_at)
+      SELECT id, attempt, created_at, ?::json, now() FROM claimed
+      RETURNING transaction_pk, attempt, transaction_created_at
+    )`;
+  // The request is written once as JSON; its fingerprint is the hash of that same text.
+  const json = JSON.stringify(request);
+  return { sql, bindings: [m.providerId, m.transactionId, newId(), ...values, fingerprintOf(json), json] };
+}
+
+/** The statement behind claimTransaction, exported so tests can check its plan. */
+export function claimStatement(m: MovementRecord, request: object): Statement {
+  const ctes = claimCtes(m, request);
+  return {
+    sql: `WITH ${ctes.sql}
+    SELECT transaction_pk AS pk, attempt, transaction_created_at::text AS "createdAt" FROM att`,
+    bindings: ctes.bindings,
+  };
+}
+
+/**
+ * What every money call runs first, in ONE round trip: the claim (claimStatement) or, when the
+ * key already exists, the record of that transactionId (findStatement), so a replay of a SUCCESS
+ * is one statement that reads and writes nothing. The record is read only when this statement
+ * inserted no key (a one-time filter), in the statement's snapshot: a key committed by a
+ * concurrent claim after that snapshot was taken is neither claimed nor seen (no row at all), and
+ * the caller runs the statement again.
+ */
+export function claimOrFindStatement(m: MovementRecord, request: object): Statement {
+  const ctes = claimCtes(m, request);
+  const find = findStatement(m.providerId, m.transactionId);
+  return {
+    sql: `WITH ${ctes.sql}
+    SELECT true AS claimed, transaction_pk AS id, transaction_created_at::text AS created_at, attempt, false AS archived,
+           NULL::text AS status, NULL::text AS category, NULL::text AS group_id, NULL::int AS game_id, NULL::text AS player_id,
+           NULL::numeric AS balance, NULL::text AS username, NULL::float8 AS age_seconds
+      FROM att
+    UNION ALL
+    SELECT false, f.id, f.created_at, NULL::int, f.archived, f.status, f.category, f.group_id, f.game_id, f.player_id, f.balance, f.username, f.age_seconds
+      FROM (${find.sql}) f
+     WHERE NOT EXISTS (SELECT 1 FROM k)`,
+    bindings: [...ctes.bindings, ...find.bindings],
+  };
+}
+
+/** A new claim, the existing record of the transactionId, or neither (claimed concurrently: run it again). */
+export type ClaimOrExisting = { claim: Claim } | { existing: ExistingTransaction | null };
+
+export async function claimOrFindTransaction(db: Knex, m: MovementRecord, request: object): Promise<ClaimOrExisting> {
+  const row = (await runPrepared<Record<string, any>>(db, claimOrFindStatement(m, request))).rows[0];
+  if (!row) return { existing: null };
+  if (row.claimed) return { claim: { pk: row.id, attempt: row.attempt, createdAt: row.created_at } };
+  return { existing: existingFrom(row) };
 }
 
 /**
@@ -244,7 +293,11 @@ export function findStatement(providerId: string, transactionId: string): Statem
 
 export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {
   const row = (await runPrepared<Record<string, any>>(db, findStatement(providerId, transactionId))).rows[0];
-  if (!row) return null;
+  return row ? existingFrom(row) : null;
+}
+
+/** A row of findStatement's columns as the record it describes. */
+function existingFrom(row: Record<string, any>): ExistingTransaction {
   if (row.status === null) {
     // A key whose record is gone without its state copied: a partition dropped by hand.
     throw new AppError('INTERNAL_ERROR', 'The record of this transactionId is missing from the ledger');
@@ -314,7 +367,11 @@ export async function markFailed(db: Knex, claim: Claim, errorCode: string, erro
 }
 
 function fingerprint(request: object): string {
-  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  return fingerprintOf(JSON.stringify(request));
+}
+
+function fingerprintOf(json: string): string {
+  return createHash('sha256').update(json).digest('hex');
 }
 
 export interface AbandonedTransactions {

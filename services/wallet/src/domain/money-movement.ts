@@ -1,5 +1,5 @@
 import { AppError, finishingWork, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
-import { claimTransaction, findTransaction, markFailed, takeOverTransaction, type Claim, type MovementRecord, type SuccessFacts } from '../data/transactions';
+import { claimOrFindTransaction, markFailed, takeOverTransaction, type Claim, type MovementRecord, type SuccessFacts } from '../data/transactions';
 import type { Account } from './balance';
 import type { ResolvedSession, SessionAccessDeps } from './session-access';
 
@@ -62,11 +62,12 @@ export function recordKeys(resolved: ResolvedSession, req: MovementRequest) {
 export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Account> {
   const { record } = m;
   for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-    const claim = await claimTransaction(deps.db, record, m.request);
-    if (claim) return attempt(deps, m, claim);
+    // One round trip: the claim, or (the key exists) the record a replay answers from.
+    const outcome = await claimOrFindTransaction(deps.db, record, m.request);
+    if ('claim' in outcome) return attempt(deps, m, outcome.claim);
 
-    const existing = await findTransaction(deps.db, record.providerId, record.transactionId);
-    if (!existing) continue; // vanished between the two statements: claim again
+    const { existing } = outcome;
+    if (!existing) continue; // claimed concurrently after this statement's snapshot: claim again
     // The claim's own test of "the same movement", for the refusal it cannot express.
     const sameOwner = existing.groupId === record.groupId || existing.gameId === record.gameId;
     if (!sameOwner || existing.category !== record.category || existing.playerId !== record.playerId) {
