@@ -253,10 +253,11 @@ describe('the web console', () => {
   }, 90000);
 
   it('When a finance account exports a report from the Reports screen, then the CSV sums equal the API totals to the cent', async () => {
-    // Money in two casinos (a finance account of the platform sees both), more than one round each.
+    // More rounds in casino A, whose finance account this is (a casino's own people see only it; the
+    // platform's would also see the other test files' casinos, whose money moves meanwhile).
     await playRound(w.a, pa, 7.25, 3.1);
-    await playRound(w.b, pb, 12.4, 30.05);
-    const finance = await createOperator(w.p, 'finance', { type: 'platform' });
+    await playRound(w.a, pa, 12.4, 30.05);
+    const finance = await createOperator(w.p, 'finance', { type: 'casino', providerId: w.a.providerId });
     await signInFirstTime(finance);
     // Finance does not provision: no such entry for this role.
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Provisioning' }).count()).toBe(0);
@@ -265,7 +266,7 @@ describe('the web console', () => {
     await page.getByRole('checkbox', { name: 'Casino' }).check();
     await page.waitForURL(/groupBy=day%2Ccasino|groupBy=day,casino/);
     await page.getByRole('columnheader', { name: 'Casino' }).waitFor();
-    await page.locator('table tbody tr').filter({ hasText: w.b.providerId }).first().waitFor();
+    await page.locator('table tbody tr').filter({ hasText: w.a.providerId }).first().waitFor();
     await screen('05b-reports-by-casino-finance');
     const href = (await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href'))!;
     expect(href).toMatch(/^\/backoffice\/v1\/money\/reports\.csv\?.*groupBy=day%2Ccasino/);
@@ -277,7 +278,8 @@ describe('the web console', () => {
     const totals: Record<string, unknown>[] = (await api.json()).meta.totals;
 
     const rows: Record<string, string>[] = parseCsv(await csv.text(), { columns: true, comment: '#', skip_empty_lines: true });
-    expect(new Set(rows.map((r) => r.providerId))).toEqual(new Set([w.a.providerId, w.b.providerId]));
+    expect(new Set(rows.map((r) => r.providerId))).toEqual(new Set([w.a.providerId]));
+    expect(rows.reduce((n, r) => n + Number(r.bets), 0)).toBeGreaterThanOrEqual(4);
     const sums = new Map<string, Record<string, Decimal>>();
     const METRICS = ['bets', 'betSum', 'payoutSum', 'ggr', 'roundsSettled', 'roundsOpen'];
     for (const r of rows) {
