@@ -6,10 +6,13 @@ const linux = process.platform === 'linux' ? describe : describe.skip;
 
 linux('CPU per call from /proc', () => {
   test('When a process burns CPU between two snapshots, then its label is charged for it and a sleeping one is not', async () => {
-    const busy = spawn(process.execPath, ['-e', 'const end = Date.now() + 5000; while (Date.now() < end);']);
-    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)']);
+    const busy = spawn(process.execPath, ['-e', 'console.log("ready"); const end = Date.now() + 5000; while (Date.now() < end);']);
+    const sleeper = spawn(process.execPath, ['-e', 'console.log("ready"); setTimeout(() => {}, 5000)']);
+    // Past node's own start-up (its CPU is not the sleeper's sleep): each says so once it runs its code.
+    const ready = (child: typeof busy) => new Promise((resolve) => child.stdout!.once('data', resolve));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300)); // past node's own start-up
+      await Promise.all([ready(busy), ready(sleeper)]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
       const label = benchLabeler({ [busy.pid!]: 'busy', [sleeper.pid!]: 'sleeper' });
       const before = snapshot(label);
       await new Promise((resolve) => setTimeout(resolve, 600));
