@@ -4,10 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { closeRuntime, createLogger, createRuntime, IdentitySigner, listen, loadConfig } from '@relay/shared';
-import { runRollups } from '@relay/admin';
 import { createBackofficeApp } from '@relay/backoffice';
-import knexFactory from 'knex';
-import { GAME_PROVIDERS, groupId, readOnly, scaleLabel } from './reporting-data';
+import { catchUpRollups, GAME_PROVIDERS, groupId, readOnly, scaleLabel } from './reporting-data';
 
 /**
  * The back office's money views at 30M transactions (issue 19): p95 of search (with its exact
@@ -181,23 +179,6 @@ async function main(): Promise<void> {
  * Counts every closed day the rollups have not counted yet, with the admin job's own code, on a
  * writable connection of its own (the app's are read-only). Returns how long it took.
  */
-async function catchUpRollups(url: string): Promise<{ days: number; seconds: number }> {
-  const db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
-  const started = process.hrtime.bigint();
-  let days = 0;
-  try {
-    for (;;) {
-      const run = await runRollups(db, { maxDays: 31 });
-      if (!run) throw new Error('another process holds the rollup job of this database');
-      days += run.rolled.length + run.recounted.length;
-      if (!run.rolled.length && !run.recounted.length) break;
-    }
-  } finally {
-    await db.destroy();
-  }
-  return { days, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
-}
-
 /** Reads the export to its end, counting data lines (after the filter line and the header), while sampling RSS. */
 async function csvExport(url: string, headers: Record<string, string>) {
   const rssBefore = process.memoryUsage().rss;

@@ -10,10 +10,13 @@ import * as ledgerArchives from './008_ledger_archives';
 import * as ledgerRollups from './009_ledger_rollups';
 import * as attemptsStartedBrin from './010_attempts_started_brin';
 import * as ledgerLegacyPartition from './011_ledger_legacy_partition';
+import * as reportingSortIndexes from './012_reporting_sort_indexes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
+  /** { transaction: false }: the migration manages its own transactions (CREATE INDEX CONCURRENTLY). */
+  config?: { transaction?: boolean };
 }
 
 /** Migrations are compiled with the code and listed here, so no file loader guesses extensions. */
@@ -29,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '009_ledger_rollups': ledgerRollups,
   '010_attempts_started_brin': attemptsStartedBrin,
   '011_ledger_legacy_partition': ledgerLegacyPartition,
+  '012_reporting_sort_indexes': reportingSortIndexes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import knexFactory from 'knex';
+import { dropDatabase, ensureDatabaseExists, migrationSource, type Knex } from '@relay/shared';
+import { RoundRepository, ROUND_SORT_COLUMNS } from '../src/data/rounds';
+import { TransactionRepository, TRANSACTION_SORT_COLUMNS } from '../src/data/transactions';
+
+/**
+ * 012_reporting_sort_indexes: the sorted lists (amount, completedAt, settledAt, newest or largest
+ * first) read their first page from an index in the list's own order, on a ledger that already
+ * holds months of partitions when the migration runs; a run interrupted part way is finished by the
+ * next; a partition created later gets the indexes too.
+ */
+const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const url = `${base}/relay_sort_indexes_${Date.now()}_${randomBytes(3).toString('hex')}`;
+let db: Knex;
+
+const ROUNDS = 30_000;
+const NEW_INDEXES = ['transactions_group_completed_nl', 'transactions_group_amount', 'rounds_group_settled_nl'];
+const REPLACED = ['transactions_group_completed', 'rounds_group_settled'];
+
+async function migrateThrough(prefix: string): Promise<void> {
+  const names = (await migrationSource.getMigrations([])) as string[];
+  const done = new Set(((await db.raw(`SELECT name FROM knex_migrations`).catch(() => ({ rows: [] }))) as { rows: { name: string }[] }).rows.map((r) => r.name));
+  for (const name of names.filter((n) => n <= prefix && !done.has(n))) await db.migrate.up({ migrationSource, name });
+}
+
+/** Rounds and their bet and credit over three months (each in its partition); 2 % open with a PENDING credit. */
+async function fill(): Promise<void> {
+  await db.raw(`SELECT ledger_create_partition(p, m::date) FROM generate_series(date '2026-08-01', date '2026-10-01', interval '1 month') m,
+                       unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
+  await db.raw(`
+    INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language, status,
+                        bet_amount, bet_transaction_id, payout_amount, opened_at, settled_at, created_at, updated_at)
+    SELECT gen_random_uuid(), 'cas-' || (i % 3), 'r-' || i, 'grp-' || (i % 2), 7, 'p-' || (i % 50), 's', 'EUR', 'en',
+           CASE WHEN i % 50 = 0 THEN 'OPEN' ELSE 'SETTLED' END, (i % 997 + 1) / 4.0, 'b-' || i,
+           CASE WHEN i % 50 = 0 THEN NULL ELSE (i % 89) / 2.0 END,
+           t, CASE WHEN i % 50 = 0 THEN NULL ELSE t + interval '7 seconds' END, t, t
+      FROM generate_series(1, ${ROUNDS}) i, LATERAL (SELECT timestamptz '2026-08-01 00:00:00+00' + (i * interval '4 minutes') AS t) x`);
+  await db.raw(`
+    INSERT INTO transactions (id, provider_id, transaction_id, previous_transaction_id, category, status, group_id, game_id, player_id,
+                              session_id, round_id, amount, currency, language, balance, request_fingerprint, claimed_at, completed_at, created_at, updated_at)
+    SELECT gen_random_uuid(), r.provider_id, CASE WHEN c = 'CASH_OUT' THEN r.bet_transaction_id ELSE 'w-' || r.round_id END,
+           CASE WHEN c = 'CASH_IN' THEN r.bet_transaction_id END, c,
+           CASE WHEN c = 'CASH_IN' AND r.status = 'OPEN' THEN 'PENDING' ELSE 'SUCCESS' END,
+           r.group_id, r.game_id, r.player_id, 's', r.round_id,
+           CASE WHEN c = 'CASH_OUT' THEN r.bet_amount ELSE coalesce(r.payout_amount, 1) END, 'EUR', 'en', 100, 'f',
+           r.created_at, CASE WHEN c = 'CASH_IN' AND r.status = 'OPEN' THEN NULL ELSE r.created_at + interval '1 second' END,
+           r.created_at + CASE WHEN c = 'CASH_IN' THEN interval '1 second' ELSE interval '0' END, r.created_at
+      FROM rounds r CROSS JOIN (VALUES ('CASH_OUT'), ('CASH_IN')) AS cats(c)`);
+  await db.raw('VACUUM (ANALYZE) transactions');
+  await db.raw('VACUUM (ANALYZE) rounds');
+}
+
+/** Each index name with whether it is valid, over the parents and every partition. */
+async function indexes(): Promise<Map<string, boolean>> {
+  const { rows } = await db.raw<{ rows: { name: string; valid: boolean }[] }>(
+    `SELECT c.relname AS name, x.indisvalid AS valid FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+      JOIN pg_class t ON t.oid = x.indrelid WHERE t.relname ~ '^(transactions|rounds)(_p|$)'`,
+  );
+  return new Map(rows.map((r) => [r.name, r.valid]));
+}
+
+async function partitions(parent: string): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { name: string }[] }>(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = ?::regclass`, [parent]);
+  return rows.map((r) => r.name);
+}
+
+/** The plan of the statement a list sends for its page ids (captured from the repository's own query). */
+async function pagePlan(run: (read: Knex) => Promise<unknown>): Promise<string> {
+  const sent: { sql: string; bindings: readonly unknown[] }[] = [];
+  const listener = (q: { sql: string; bindings?: readonly unknown[] }) => sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
+  db.on('query', listener);
+  try {
+    await run(db);
+  } finally {
+    db.removeListener('query', listener);
+  }
+  const page = sent.find((s) => /join \(select/i.test(s.sql));
+  if (!page) throw new Error(`no page statement among ${sent.map((s) => s.sql).join(' | ')}`);
+  // knex sends $1, $2... in order; raw() takes ? placeholders.
+  const plan = await db.raw<{ rows: Record<string, string>[] }>(`EXPLAIN ${page.sql.replace(/\$\d+/g, '?')}`, page.bindings as Knex.RawBinding[]);
+  return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+beforeAll(async () => {
+  await ensureDatabaseExists(url);
+  db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
+  await migrateThrough('011');
+  await fill();
+}, 120_000);
+
+afterAll(async () => {
+  await db.destroy();
+  await dropDatabase(url);
+});
+
+describe('012_reporting_sort_indexes', () => {
+  it('When it runs on a ledger with months of partitions, then each new index is valid on every partition and the replaced ones are gone', async () => {
+    await db.migrate.up({ migrationSource, name: '012_reporting_sort_indexes' });
+    const all = await indexes();
+    for (const name of NEW_INDEXES) expect(all.get(name)).toBe(true);
+    for (const name of REPLACED) expect(all.has(name)).toBe(false);
+    for (const table of ['transactions', 'rounds']) {
+      for (const partition of await partitions(table)) {
+        const own = [...all.keys()].filter((n) => n.startsWith(`${partition}_`) && /group_(completed_nl|amount|settled_nl)$/.test(n));
+        expect(own.length).toBe(table === 'transactions' ? 2 : 1);
+        for (const name of own) expect(all.get(name)).toBe(true);
+      }
+    }
+  }, 60_000);
+
+  it('When a run stopped part way (one partition attached, one built and not attached, one invalid), then the next run finishes it', async () => {
+    await db.migrate.down({ migrationSource, name: '012_reporting_sort_indexes' });
+    expect((await indexes()).has('transactions_group_amount')).toBe(false);
+    const [first, second, third] = (await partitions('transactions')).sort();
+    // The state a kill leaves: the parent's index invalid, partitions in every stage.
+    await db.raw(`CREATE INDEX transactions_group_amount ON ONLY transactions (group_id, amount DESC, id) INCLUDE (created_at)`);
+    await db.raw(`CREATE INDEX ${first}_group_amount ON ${first} (group_id, amount DESC, id) INCLUDE (created_at)`);
+    await db.raw(`ALTER INDEX transactions_group_amount ATTACH PARTITION ${first}_group_amount`);
+    await db.raw(`CREATE INDEX ${second}_group_amount ON ${second} (group_id, amount DESC, id) INCLUDE (created_at)`);
+    await db.raw(`CREATE INDEX ${third}_group_amount ON ${third} (group_id, amount DESC, id) INCLUDE (created_at)`);
+    await db.raw(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = ?::regclass`, [`${third}_group_amount`]);
+    expect((await indexes()).get('transactions_group_amount')).toBe(false);
+
+    await db.migrate.up({ migrationSource, name: '012_reporting_sort_indexes' });
+    const all = await indexes();
+    for (const name of NEW_INDEXES) expect(all.get(name)).toBe(true);
+    for (const partition of await partitions('transactions')) expect(all.get(`${partition}_group_amount`)).toBe(true);
+  }, 60_000);
+
+  it('When a month is created after the migration, then its partition has the sort indexes', async () => {
+    await db.raw(`SELECT ledger_create_partition(p, date '2031-01-01') FROM unnest(ARRAY['transactions', 'rounds']) p`);
+    const { rows } = await db.raw<{ rows: { parent: string; valid: boolean }[] }>(
+      `SELECT p.relname AS parent, x.indisvalid AS valid FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
+         JOIN pg_index x ON x.indexrelid = i.inhrelid JOIN pg_class t ON t.oid = x.indrelid
+        WHERE p.relname = ANY(?) AND t.relname ~ '_p2031_01$'`,
+      [NEW_INDEXES],
+    );
+    expect(rows.map((r) => r.parent).sort()).toEqual([...NEW_INDEXES].sort());
+    expect(rows.every((r) => r.valid)).toBe(true);
+  });
+
+  const page = { page: 1, limit: 50, sortOrder: 'desc' as const };
+  it.each([
+    ['transactions by amount', 'group_amount', (read: Knex) => new TransactionRepository(read).list('grp-1', {}, { ...page, sort: TRANSACTION_SORT_COLUMNS.amount })],
+    [
+      'transactions by amount within one day',
+      'group_amount',
+      (read: Knex) => new TransactionRepository(read).list('grp-1', {}, {
+        ...page, sort: TRANSACTION_SORT_COLUMNS.amount, createdFrom: new Date('2026-09-10T00:00:00Z'), createdTo: new Date('2026-09-10T23:59:59.999Z'),
+      }),
+    ],
+    ['transactions by completedAt', 'group_completed_nl', (read: Knex) => new TransactionRepository(read).list('grp-1', {}, { ...page, sort: TRANSACTION_SORT_COLUMNS.completedAt })],
+    ['rounds by settledAt', 'group_settled_nl', (read: Knex) => new RoundRepository(read).list('grp-1', {}, { ...page, sort: ROUND_SORT_COLUMNS.settledAt })],
+  ])('When a list is sorted %s, newest or largest first, then its page ids come from the sort index in order, not from a sort of the history', async (_, index, run) => {
+    const plan = await pagePlan(run);
+    expect(plan).toMatch(new RegExp(`Index (Only )?Scan using \\w*${index}`));
+    // The only Sort allowed is of the page's own rows (at most the limit), after the ids are chosen.
+    const sorts = plan.split('\n').filter((line) => /\bSort\b/.test(line) && !/Sort Key/.test(line));
+    for (const line of sorts) expect(Number(/rows=(\d+)/.exec(line)?.[1] ?? 0)).toBeLessThanOrEqual(page.limit);
+  });
+
+  it('When the sorted lists are read, then they are in the order asked, empty values last', async () => {
+    const byAmount = await new TransactionRepository(db).list('grp-1', {}, { ...page, sort: TRANSACTION_SORT_COLUMNS.amount });
+    const amounts = byAmount.rows.map((r) => r.amount);
+    expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
+    expect(amounts[0]).toBe(249.25);
+    const bySettled = await new RoundRepository(db).list('grp-0', {}, { page: 300, limit: 50, sortOrder: 'desc', sort: ROUND_SORT_COLUMNS.settledAt });
+    // 15,000 rounds of grp-0, 300 of them open (no settledAt): the last page holds them.
+    expect(bySettled.rows.every((r) => r.settledAt === undefined)).toBe(true);
+    expect(bySettled.total).toBe(15_000);
+  });
+});
