@@ -80,6 +80,45 @@ function usableDays(read: Knex, spec: SourceSpec): Knex.Raw {
   ]);
 }
 
+/** The columns the unfinished list keeps with each key (013): every filter column but the status. */
+const UNFINISHED_KEPT: Record<LedgerTable, readonly string[]> = {
+  transactions: ['group_id', 'provider_id', 'game_id', 'currency', 'category'],
+  rounds: ['group_id', 'provider_id', 'game_id', 'currency'],
+};
+
+/** The live columns of each table that a part reads (status and sums change as a row finishes). */
+const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
+  transactions: ['id', 'created_at', 'status', 'amount', 'player_id'],
+  rounds: ['id', 'created_at', 'status', 'bet_amount', 'payout_amount'],
+};
+
+/**
+ * The rows of the usable days that were unfinished when counted, as a table aliased `t` with the
+ * ledger's column names: the filter columns come from the unfinished list, the rest from the live
+ * row. A simple subquery, so PostgreSQL pulls it up and the caller's filter on studio, casino,
+ * game, currency or category narrows the list (by its indexes) before any live row is looked up.
+ */
+function unfinishedRows(read: Knex, spec: SourceSpec): Knex.Raw {
+  const { table } = spec;
+  const kept = UNFINISHED_KEPT[table].map((c) => `u.${c}`);
+  const live = LIVE_COLUMNS[table].map((c) => `l.${c}`);
+  return read.raw(`(SELECT ${[...kept, ...live].join(', ')} FROM ledger_rollup_unfinished u
+      JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at
+     WHERE u.parent = ? AND u.day IN (?)) AS t`, [table, usableDays(read, spec)]);
+}
+
+/** The same columns as SUMS' rows, for a part read only for its number of rows. */
+const COUNT_ONLY: Record<LedgerTable, string> = {
+  transactions: 'count(*) AS n, NULL::numeric AS amount',
+  rounds: 'count(*) AS n, NULL::numeric AS bet_amount, NULL::numeric AS payout_amount',
+};
+
+/** Whether the spec's filter names the status (which the unfinished list cannot answer: it changes as a row finishes). */
+function narrowsStatus(read: Knex, spec: SourceSpec): boolean {
+  const { sql } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
+  return /"probe"\."(?!group_id"|provider_id"|game_id"|currency"|category")/.test(sql);
+}
+
 /** Each live created_at range of the spec, joined to a query over the rows in it (alias `x`). */
 function overLiveRanges(read: Knex, spec: SourceSpec, perRange: Knex.QueryBuilder): Knex.Raw {
   return read.raw(
@@ -91,24 +130,20 @@ function overLiveRanges(read: Knex, spec: SourceSpec, perRange: Knex.QueryBuilde
 /**
  * The aggregate source: rows of (dims..., n, sums) whose sums per group are exact. A group may
  * appear once per part: the caller sums again (SELECT dims, sum(n) ... FROM (source) GROUP BY dims).
+ * countOnly: the caller reads n alone (the sums may be null), which spares the unfinished rows'
+ * live lookups when neither the filter nor the grouping names the status.
  */
-export function ledgerSource(read: Knex, spec: SourceSpec): Knex.Raw {
+export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): Knex.Raw {
   const { table, dims } = spec;
   const rollup = selectDims(read, spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('r.day IN (?)', [usableDays(read, spec)]), dims,
     (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
-  const unfinished = selectDims(
-    read,
-    spec.narrow(
-      read('ledger_rollup_unfinished as u')
-        .join(`${table} as t`, (j) => j.on('t.id', 'u.id').andOn('t.created_at', 'u.created_at'))
-        .where('u.parent', table)
-        .whereRaw('u.day IN (?)', [usableDays(read, spec)]),
-      't',
-    ),
-    dims,
-    (d) => dimOfRow(d, 't'),
-    SUMS[table].rows('t'),
-  );
+  const unfinished = countOnly && !dims.includes('status') && !narrowsStatus(read, spec)
+    // Only the number of rows, and no status asked: the list alone answers, no live row is read
+    // (the row exists: its month has a partition, and only a takeover, which marks the day stale,
+    // rewrites the columns the list keeps).
+    ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished as t').where('t.parent', table).whereRaw('t.day IN (?)', [usableDays(read, spec)]), 't'), dims,
+      (d) => dimOfRow(d, 't'), COUNT_ONLY[table])
+    : selectDims(read, spec.narrow(read(unfinishedRows(read, spec)), 't'), dims, (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   const live = selectDims(read, spec.narrow(read(`${table} as t`), 't').whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi'), dims,
     (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, spec, live)]);
@@ -124,15 +159,7 @@ export function ledgerPlayers(read: Knex, spec: Omit<SourceSpec, 'table'>): Knex
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
   const rollup = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('r.day IN (?)', [usableDays(read, s)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
-  const unfinished = bets(
-    spec.narrow(
-      read('ledger_rollup_unfinished as u')
-        .join('transactions as t', (j) => j.on('t.id', 'u.id').andOn('t.created_at', 'u.created_at'))
-        .where('u.parent', 'transactions')
-        .whereRaw('u.day IN (?)', [usableDays(read, s)]),
-      't',
-    ),
-  ).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
+  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s)), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
   const live = bets(spec.narrow(read('transactions as t'), 't'))
     .whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi')
     .distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
@@ -141,5 +168,5 @@ export function ledgerPlayers(read: Knex, spec: Omit<SourceSpec, 'table'>): Knex
 
 /** The exact number of rows of a source with no grouping. */
 export function ledgerCount(read: Knex, spec: Omit<SourceSpec, 'dims'>): Knex.Raw {
-  return read.raw('SELECT coalesce(sum(s.n), 0)::bigint AS total FROM (?) s', [ledgerSource(read, { ...spec, dims: [] })]);
+  return read.raw('SELECT coalesce(sum(s.n), 0)::bigint AS total FROM (?) s', [ledgerSource(read, { ...spec, dims: [] }, true)]);
 }

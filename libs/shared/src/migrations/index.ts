@@ -11,6 +11,7 @@ import * as ledgerRollups from './009_ledger_rollups';
 import * as attemptsStartedBrin from './010_attempts_started_brin';
 import * as ledgerLegacyPartition from './011_ledger_legacy_partition';
 import * as reportingSortIndexes from './012_reporting_sort_indexes';
+import * as rollupUnfinishedScope from './013_rollup_unfinished_scope';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '010_attempts_started_brin': attemptsStartedBrin,
   '011_ledger_legacy_partition': ledgerLegacyPartition,
   '012_reporting_sort_indexes': reportingSortIndexes,
+  '013_rollup_unfinished_scope': rollupUnfinishedScope,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -193,10 +193,10 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
            FROM rd WHERE status <> 'OPEN' GROUP BY group_id, provider_id, game_id, currency, status
        ),
        unfinished AS (
-         INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at)
-         SELECT 'transactions', ?::date, id, created_at FROM tx WHERE status = 'PENDING'
+         INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
+         SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
          UNION ALL
-         SELECT 'rounds', ?::date, id, created_at FROM rd WHERE status = 'OPEN'
+         SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
        )
        INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO UPDATE SET rolled_at = now()`,
       [day, day, day, day, day, day, day, day],
