@@ -3,12 +3,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
-import { dropDatabase, loadConfig, signCasinoRequest } from '@relay/shared';
+import { dropDatabase, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
 import { startFloor, type FloorPlayer as Player } from './floor';
 import { pgbenchFloor } from './pgbench-floor';
-import { fixedRate, freePort, machine, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
+import { fixedRate, freePort, machine, rateLimitMethod, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
  * Cash-out + cash-in pairs through the gateway (every service in its own process, as `npm start`
@@ -41,9 +41,8 @@ export async function runMoneyBench(): Promise<string> {
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   };
-  // The gateway's per-provider rate limit stays on, as in production: RATE_LIMIT_PER_SECOND from
-  // this environment, or its production default, well above the bench's load (checked below).
-  const rateLimit = loadConfig({ ...process.env, ...platformEnv }).RATE_LIMIT_PER_SECOND;
+  // The gateway's per-provider rate limit stays on, as in production (a 429 would show as non-200).
+  const rateLimit = rateLimitMethod(platformEnv);
   const platform = startProcess('tools/platform/dist/start.js', platformEnv);
   const base = `http://127.0.0.1:${gw}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
@@ -236,7 +235,7 @@ export async function launchPlayers(base: string, sandboxUrl: string, world: Awa
 
 const TARGET_CALLS_PER_SECOND = 1500;
 
-function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, replayCpu: CpuPerCall | null, pgbenchCalls: number | null, rateLimit: number): string {
+function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, replayCpu: CpuPerCall | null, pgbenchCalls: number | null, rateLimit: string): string {
   const lines = [
     '## Money calls: cash-out + cash-in pairs',
     '',
@@ -249,9 +248,7 @@ function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floor
     "the same hops, the wallet's own two statements per call on the same database and the same signed casino call, and",
     'nothing else (no express, proxy library, input validation, logging, metrics, request context or rate limit, though the',
     'spec and the architecture ask for them): a lower bound for any implementation of this design on this machine.',
-    rateLimit > 0
-      ? `The gateway limits each game provider to ${rateLimit.toLocaleString('en')} requests per second, as in production (RATE_LIMIT_PER_SECOND${process.env.RATE_LIMIT_PER_SECOND === undefined ? ' left at its default' : ' as set'}), counted in Redis: one round trip per call.`
-      : 'The gateway\'s rate limit is off (RATE_LIMIT_PER_SECOND=0 in the environment): production runs with it on.',
+    rateLimit,
     '',
     '| target | load | calls | calls/s | p50 ms | p99 ms | max ms | non-200 |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
