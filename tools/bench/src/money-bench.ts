@@ -43,6 +43,7 @@ export async function runMoneyBench(): Promise<string> {
   };
   // The gateway's per-provider rate limit stays on, as in production (a 429 would show as non-200).
   const rateLimit = rateLimitMethod(platformEnv);
+  console.error(rateLimit);
   const platform = startProcess('tools/platform/dist/start.js', platformEnv);
   const base = `http://127.0.0.1:${gw}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
