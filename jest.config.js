@@ -16,7 +16,7 @@ module.exports = {
     // Restarting PostgreSQL and Redis disturbs every other test: `npm test` runs these alone,
     // in a second serial phase (`--testMatch` on the command line replaces this list).
     '!**/test/faults/disruptive/**',
-    // Tests that measure the whole database server (its WAL) run alone in that phase too.
+    // Tests that read everything the run's database writes (its WAL records) run alone in that phase too.
     '!**/test/serial/**',
   ],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

@@ -27,8 +27,8 @@ export async function startWallet(rt: Runtime, port: number): Promise<{ server: 
   return { server, close: () => casinos.close() };
 }
 
-// The money statements, for the benchmark's bare stand-in that replays the wallet's I/O alone.
-export { claimStatement, type MovementRecord } from './data/transactions';
+// The money statements, for the benchmark's bare stand-in and pgbench floor, which replay the wallet's I/O alone.
+export { claimOrFindStatement, type MovementRecord, type SuccessFacts } from './data/transactions';
 export { debitSuccessStatement, settleStatement } from './data/rounds';
 
 // The request schemas and routes, from which the API reference (tools/openapi) is generated.

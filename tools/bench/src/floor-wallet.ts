@@ -2,7 +2,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { IDENTITY_HEADER, IdentityVerifier, money, numberedPlaceholders, signCasinoRequest, toMoneyString, type Statement } from '@relay/shared';
-import { claimStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
+import { claimOrFindStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
 import { required, serve } from './floor-process';
 
 /**
@@ -75,9 +75,10 @@ async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
     isLastFreebet: null,
     isRetry: false,
   };
-  const claimed = await run(claimStatement(record, req));
-  const claim = claimed.rows[0] as { pk: string; attempt: number; createdAt: string } | undefined;
-  if (!claim) throw new Error('transactionId already claimed'); // the bench never repeats one
+  // The wallet's first statement of every money call: the claim, or the record of a known key.
+  const claimed = (await run(claimOrFindStatement(record, req))).rows[0] as { claimed: boolean; id: string; attempt: number; created_at: string } | undefined;
+  if (!claimed?.claimed) throw new Error('transactionId already claimed'); // the bench never repeats one
+  const claim = { pk: claimed.id, attempt: claimed.attempt, createdAt: claimed.created_at };
   const body = JSON.stringify({
     providerId: world.providerId,
     playerId: session.playerId,

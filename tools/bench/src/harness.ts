@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
+import { loadConfig } from '@relay/shared';
 
 /** Shared pieces of the benchmarks: real processes, an open-loop load generator, percentiles. */
 export const ROOT = path.resolve(__dirname, '../../..');
@@ -17,6 +18,18 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The gateway's per-provider rate limit of a bench's platform started with `env` (over this
+ * process's environment), as its printed method states it. Benches leave it on, as production
+ * runs it: RATE_LIMIT_PER_SECOND as an operator sets it, or its default.
+ */
+export function rateLimitMethod(env: NodeJS.ProcessEnv = {}): string {
+  const set = { ...process.env, ...env }.RATE_LIMIT_PER_SECOND;
+  const limit = loadConfig({ ...process.env, ...env }).RATE_LIMIT_PER_SECOND;
+  if (limit === 0) return "The gateway's rate limit is off (RATE_LIMIT_PER_SECOND=0 in the environment); production runs with it on.";
+  return `The gateway limits each game provider to ${limit.toLocaleString('en')} requests per second (RATE_LIMIT_PER_SECOND, ${set === undefined ? 'its production default' : 'as set in the environment'}), counted in Redis with one round trip per call, as in production.`;
 }
 
 /** BENCH_LOG_DIR=dir: each process's stdout (its log lines) goes to dir/<script name>.log. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { dropDatabase } from '@relay/shared';
-import { freePort, machine, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
+import { freePort, machine, rateLimitMethod, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 import { launchPlayers, provision } from './money-bench';
 import { readOnly, scaleLabel } from './reporting-data';
 
@@ -74,7 +74,6 @@ async function startPlatform(name: string, dbUrl: string, sandboxUrl: string, ru
     ADMIN_PORT: String(admin),
     BACKOFFICE_PORT: String(backoffice),
     ADMIN_TOKEN: adminToken,
-    RATE_LIMIT_PER_SECOND: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   });
   const base = `http://127.0.0.1:${gw}`;
@@ -162,6 +161,7 @@ function report(rows: { target: string; run: number; summary: Summary }[], label
     `one on the seeded database of ${transactions.toLocaleString('en')} transactions itself (no copy), with one sandbox casino. The same`,
     `saturation load, cash-out + cash-in pairs from ${IN_FLIGHT} concurrent games (one call each in flight), ${SECONDS} s per run, runs against each in turn`,
     `(${rows.map((r) => (r.target === 'empty' ? 'empty' : label)).join(', ')}); the idle platform waits meanwhile. Calls per second count each call of a pair.`,
+    rateLimitMethod(),
     '',
     '| run | target | calls | calls/s | p50 ms | p99 ms | non-200 |',
     '|---:|---|---:|---:|---:|---:|---:|',

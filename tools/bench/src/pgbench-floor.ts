@@ -3,50 +3,70 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { numberedPlaceholders, type Statement } from '@relay/shared';
-import { claimStatement, debitSuccessStatement, type MovementRecord } from '@relay/wallet';
+import { claimOrFindStatement, debitSuccessStatement, settleStatement, type MovementRecord, type SuccessFacts } from '@relay/wallet';
 
 /**
- * PostgreSQL's own floor for a money call on this machine: pgbench running the wallet's two
- * statements of a cash-out (the PENDING claim with its attempt, then the outcome with the round it
- * opens), each committed, with 16 clients and prepared statements, against the benchmark's database.
- * The statements are the wallet's own, with the per-call values turned into pgbench variables.
+ * PostgreSQL's own floor for money calls on this machine: pgbench running, per script, the
+ * statements the wallet runs for one of the bench's pairs (a cash-out then a cash-in of its round):
+ * for each call the claim (claimOrFindStatement) and its outcome with the round's change, each
+ * committed on its own as the wallet commits it, with 16 clients and prepared statements. The
+ * statements are the wallet's own builders' (moneyPairStatements), with the per-call values turned
+ * into pgbench variables; tools/bench/test/pgbench-floor.test.ts holds them against what a real
+ * pair through the gateway sends to PostgreSQL. A script is two money calls: callsPerSecond is
+ * twice pgbench's tps.
  */
-export function pgbenchFloor(dbUrl: string, seconds: number, clients = 16): { tps: number; script: string } | null {
+export function pgbenchFloor(dbUrl: string, seconds: number, clients = 16, names: FloorNames = BENCH_NAMES): { tps: number; callsPerSecond: number; script: string } | null {
   if (spawnSync('pgbench', ['--version']).status !== 0) return null;
-  const script = pgbenchScript();
+  const script = pgbenchScript(names);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-pgbench-'));
   try {
-    const file = path.join(dir, 'money-call.sql');
+    const file = path.join(dir, 'money-pair.sql');
     writeFileSync(file, script);
     const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', file, dbUrl], { encoding: 'utf8' });
     const match = /tps = ([\d.]+)/.exec(run.stdout ?? '');
     if (run.status !== 0 || !match) throw new Error(`pgbench failed: ${run.stderr || run.stdout}`);
-    return { tps: Number(match[1]), script };
+    const tps = Number(match[1]);
+    return { tps, callsPerSecond: 2 * tps, script };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const TX = '__TX__';
-const ROUND = '__ROUND__';
-const PK = '00000000-0000-4000-8000-00000000feed';
-const CREATED = '__CREATED__';
+/** Who the floor's calls are recorded for: the bench's provisioned studio, game and casino. */
+export interface FloorNames {
+  providerId: string;
+  groupId: string;
+  gameId: number;
+}
 
-/** The wallet's cash-out statements as a pgbench script: a fresh transactionId and round per call. */
-export function pgbenchScript(): string {
-  const record: MovementRecord = {
-    providerId: 'bench-casino',
-    transactionId: TX,
+export const BENCH_NAMES: FloorNames = { providerId: 'bench-casino', groupId: 'bench-studio', gameId: 4242 };
+
+// Per-call values, replaced by pgbench variables in the script.
+const BET = '__BET_TX__';
+const WIN = '__WIN_TX__';
+const ROUND = '__ROUND__';
+const OUT_PK = '__OUT_PK__';
+const OUT_CREATED = '__OUT_CREATED__';
+const IN_PK = '__IN_PK__';
+const IN_CREATED = '__IN_CREATED__';
+const PLAYER = 'pgbench-player';
+const SESSION = 'pgbench-session';
+
+/**
+ * The wallet's statements for one cash-out + cash-in pair, in the order it runs them: the
+ * cash-out's claim and outcome (SUCCESS and the round opened), then the cash-in's claim and
+ * outcome (SUCCESS and the round settled). Built the way services/wallet/src/domain/cash-out.ts
+ * and cash-in.ts build them for the bench's requests (a NORMAL_WIN settling the bet).
+ */
+export function moneyPairStatements(names: FloorNames = BENCH_NAMES): Statement[] {
+  const keys = { providerId: names.providerId, groupId: names.groupId, gameId: names.gameId, playerId: PLAYER, sessionId: SESSION, roundId: ROUND, currency: 'EUR', language: 'en' };
+  const common = { sessionId: SESSION, gameId: names.gameId, currency: 'EUR', roundId: ROUND };
+  const bet: MovementRecord = {
+    ...keys,
+    transactionId: BET,
     previousTransactionId: null,
     category: 'CASH_OUT',
-    groupId: 'bench-studio',
-    gameId: 4242,
-    playerId: 'pgbench-player',
-    sessionId: 'pgbench-session',
-    roundId: ROUND,
     amount: '1.00',
-    currency: 'EUR',
-    language: 'en',
     reason: null,
     appliedMultiplier: null,
     betAmount: '1.00',
@@ -55,26 +75,65 @@ export function pgbenchScript(): string {
     isLastFreebet: null,
     isRetry: false,
   };
-  const claim = claimStatement(record, { amount: 1 });
-  const outcome = debitSuccessStatement(
-    { claim: { pk: PK, attempt: 1, createdAt: CREATED }, balance: '100.00', username: 'pgbench-player', casinoStatus: 200, casinoBody: '{"balance":100}' },
-    { providerId: 'bench-casino', roundId: ROUND, groupId: 'bench-studio', gameId: 4242, playerId: 'pgbench-player', sessionId: 'pgbench-session', currency: 'EUR', language: 'en', betAmount: '1.00', betTransactionId: TX, gameData: null },
-  );
+  const win: MovementRecord = {
+    ...bet,
+    transactionId: WIN,
+    previousTransactionId: BET,
+    category: 'CASH_IN',
+    amount: '1.50',
+    reason: 'NORMAL_WIN',
+    appliedMultiplier: '1.5',
+    betAmount: '1.00',
+  };
+  const success = (pk: string, createdAt: string): SuccessFacts => ({ claim: { pk, attempt: 1, createdAt }, balance: '100.00', username: PLAYER, casinoStatus: 200, casinoBody: '{"balance":100}' });
+  const round = { providerId: names.providerId, roundId: ROUND, groupId: names.groupId, gameId: names.gameId, playerId: PLAYER };
+  return [
+    claimOrFindStatement(bet, { ...common, transactionId: BET, amount: 1 }),
+    debitSuccessStatement(success(OUT_PK, OUT_CREATED), { ...round, sessionId: SESSION, currency: 'EUR', language: 'en', betAmount: '1.00', betTransactionId: BET, gameData: undefined }),
+    claimOrFindStatement(win, { ...common, transactionId: WIN, amount: 1.5, reason: 'NORMAL_WIN', appliedMultiplier: 1.5, previousTransactionId: BET, betAmount: 1, isRetry: false }),
+    settleStatement(success(IN_PK, IN_CREATED), {
+      ...round,
+      previousTransactionId: BET,
+      payoutAmount: '1.50',
+      appliedMultiplier: '1.5',
+      settleTransactionId: WIN,
+      settleReason: 'NORMAL_WIN',
+      outcome: null,
+      settlementData: undefined,
+    }),
+  ];
+}
+
+/**
+ * moneyPairStatements as a pgbench script: fresh transactionIds and round per script, each claim's
+ * record (\gset) feeding its outcome, each statement autocommitted as the wallet runs it.
+ */
+export function pgbenchScript(names: FloorNames = BENCH_NAMES): string {
+  const [betClaim, betOutcome, winClaim, winOutcome] = moneyPairStatements(names);
   const id = (prefix: string) => `('${prefix}-' || (:client_id)::text || '-' || (:n)::text)`;
-  const vars = (sql: string) =>
-    sql
-      .split(`'${TX}'`)
-      .join(id('pgb'))
-      .split(`'${ROUND}'`)
-      .join(id('pgr'))
-      .split(`'${PK}'`)
-      .join('(:pk)::uuid')
-      .split(`'${CREATED}'`)
-      .join('(:createdAt)')
-      // Every other id the statements generate (the rows' primary keys): a fresh one per call.
-      .replace(/'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'/g, 'gen_random_uuid()');
-  // Each its own autocommitted statement, as the wallet runs them.
-  return ['\\set n random(1, 2000000000)', `${oneLine(vars(inline(claim)))} \\gset`, `${oneLine(vars(inline(outcome)))};`, ''].join('\n');
+  const variables: [string, string][] = [
+    [BET, id('pgb')],
+    [WIN, id('pgw')],
+    [ROUND, id('pgr')],
+    [OUT_PK, '(:o_id)::uuid'],
+    [OUT_CREATED, '(:o_created_at)'],
+    [IN_PK, '(:i_id)::uuid'],
+    [IN_CREATED, '(:i_created_at)'],
+  ];
+  const line = (statement: Statement) => {
+    let sql = inline(statement);
+    for (const [value, variable] of variables) sql = sql.split(`'${value}'`).join(variable);
+    // Every other id the statements generate (the rows' primary keys): a fresh one per call.
+    return oneLine(sql.replace(/'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'/g, 'gen_random_uuid()'));
+  };
+  return [
+    '\\set n random(1, 2000000000)',
+    `${line(betClaim)} \\gset o_`,
+    `${line(betOutcome)};`,
+    `${line(winClaim)} \\gset i_`,
+    `${line(winOutcome)};`,
+    '',
+  ].join('\n');
 }
 
 /** A statement with its bindings written in as SQL literals. */
@@ -86,7 +145,10 @@ function inline({ sql, bindings }: Statement): string {
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return `'${String(value).replace(/'/g, "''")}'`;
+  const text = String(value).replace(/'/g, "''");
+  // pgbench reads ":name" as a variable even inside a literal (a request's "isRetry":false): the
+  // colon is written as an escape there, which PostgreSQL reads back as the same text.
+  return /:[A-Za-z_]/.test(text) ? `E'${text.replace(/\\/g, '\\\\').replace(/:/g, '\\072')}'` : `'${text}'`;
 }
 
 /** pgbench reads one command per line (comments would swallow the rest of it). */

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEV_SECRETS, dropDatabase, Redis } from '@relay/shared';
 import { startCasinoSandbox, type CasinoSandbox } from '@relay/casino-sandbox';
+import { rateLimitMethod } from './harness';
 
 /**
  * Latency of POST /api/round-ended through the gateway to 1, 10 and 50 casinos (p50/p99), on the
@@ -52,7 +53,6 @@ async function main(): Promise<void> {
     DATABASE_URL,
     REDIS_URL,
     REDIS_KEY_PREFIX: prefix,
-    RATE_LIMIT_PER_SECOND: '0',
     LOG_LEVEL: 'warn',
   };
   delete env.DATABASE_READ_URL;
@@ -144,6 +144,7 @@ function writeResults(passes: Pass[], delivered: number, load: [number, number])
     `(worker concurrency ${process.env.NOTIFIER_WORKER_CONCURRENCY ?? 50}). PostgreSQL and Redis are local. All casinos are one in-process`,
     'sandbox casino that answers at once, so the figures are the relay\'s own cost: gateway authentication, casino lookup,',
     'one BullMQ job per casino, the signed HTTP call from the worker, and the result events back to the waiting request.',
+    rateLimitMethod(),
     `Each pass: ${WARMUP} warm-up requests, then the timed ones, each with a fresh roundId. Latency in ms, measured by the caller.`,
     '',
     '| casinos | parallel callers | requests | p50 | p99 | max | requests/s |',
