@@ -97,6 +97,7 @@ afterAll(async () => {
 describe('012_reporting_sort_indexes', () => {
   it('When it runs on a ledger with months of partitions, then each new index is valid on every partition and the replaced ones are gone', async () => {
     await db.migrate.up({ migrationSource, name: '012_reporting_sort_indexes' });
+    await db.migrate.latest({ migrationSource });
     const all = await indexes();
     for (const name of NEW_INDEXES) expect(all.get(name)).toBe(true);
     for (const name of REPLACED) expect(all.has(name)).toBe(false);
@@ -123,6 +124,7 @@ describe('012_reporting_sort_indexes', () => {
     expect((await indexes()).get('transactions_group_amount')).toBe(false);
 
     await db.migrate.up({ migrationSource, name: '012_reporting_sort_indexes' });
+    await db.migrate.latest({ migrationSource });
     const all = await indexes();
     for (const name of NEW_INDEXES) expect(all.get(name)).toBe(true);
     for (const partition of await partitions('transactions')) expect(all.get(`${partition}_group_amount`)).toBe(true);
@@ -158,6 +160,20 @@ describe('012_reporting_sort_indexes', () => {
     // The only Sort allowed is of the page's own rows (at most the limit), after the ids are chosen.
     const sorts = plan.split('\n').filter((line) => /\bSort\b/.test(line) && !/Sort Key/.test(line));
     for (const line of sorts) expect(Number(/rows=(\d+)/.exec(line)?.[1] ?? 0)).toBeLessThanOrEqual(page.limit);
+  });
+
+  it.each([
+    ['rounds by settledAt', 'group_settled_nl', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new RoundRepository(read).list('grp-0', {}, { ...page, ...range, sort: ROUND_SORT_COLUMNS.settledAt })],
+    ['transactions by completedAt', 'group_completed_nl', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new TransactionRepository(read).list('grp-0', {}, { ...page, ...range, sort: TRANSACTION_SORT_COLUMNS.completedAt })],
+  ])('When a list within one day is sorted %s, then it reads that day and sorts it, not the sort index from the newest entry', async (_, index, run) => {
+    // A day early in the data: the sort index would step over two months of later rows to reach it.
+    const range = { createdFrom: new Date('2026-08-10T00:00:00Z'), createdTo: new Date('2026-08-10T23:59:59.999Z') };
+    const plan = await pagePlan((read) => run(read, range));
+    expect(plan).not.toMatch(new RegExp(`using \\w*${index}`));
+    const rows = await run(db, range);
+    const keys = rows.rows.map((r) => ('settledAt' in r ? r.settledAt : (r as { completedAt?: string }).completedAt) ?? '');
+    expect(keys.length).toBe(page.limit);
+    expect(keys).toEqual([...keys].sort().reverse());
   });
 
   it('When the sorted lists are read, then they are in the order asked, empty values last', async () => {

@@ -64,7 +64,7 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
   const keyset = criteria.after !== undefined;
   // Late row lookup: the page's ids come from the index alone where it covers filter and sort
   // (deep pages skip index entries, not table rows), then only the page's rows are read.
-  const pageIds = scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria));
+  const pageIds = scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria, sortsTheRange(criteria)));
   if (keyset) {
     if (criteria.after) afterPosition(pageIds, table, criteria.sort, criteria.sortOrder, criteria.after);
     // One row beyond the page tells whether there is a next page, without a second query.
@@ -149,11 +149,26 @@ function exactCount(read: Knex, table: LedgerTable, groupId: string, criteria: L
  * ORDER BY with the id tiebreaker running against the sort direction: (group_id, created_at DESC, id)
  * then serves both directions, forward for desc and backward for asc, without an extra sort.
  */
-function orderBy(table: string, criteria: ListCriteria): string {
+function orderBy(table: string, criteria: ListCriteria, sortRange = false): string {
   const { column, nullable } = criteria.sort;
   const direction = criteria.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const tiebreak = criteria.sortOrder === 'asc' ? 'DESC' : 'ASC';
-  return `"${table}"."${column}" ${direction}${nullable ? ' NULLS LAST' : ''}, "${table}"."id" ${tiebreak}`;
+  // The same order, as an expression no index provides: see sortsTheRange.
+  const key = sortRange ? `("${table}"."${column}" + interval '0 seconds')` : `"${table}"."${column}"`;
+  return `${key} ${direction}${nullable ? ' NULLS LAST' : ''}, "${table}"."id" ${tiebreak}`;
+}
+
+/**
+ * settledAt and completedAt follow createdAt closely (a round settles seconds after it opens). Within
+ * a from/to range, reading their own index from the newest entry would step over every row of the
+ * partition settled after the range before reaching it (at 5M transactions, 127k index entries for
+ * a day ten days back: 160 ms, six times that at 30M), while the range's rows come straight from the
+ * createdAt index and are few to sort. So with a range those sorts read the range and sort it; the
+ * planner, which assumes the columns independent, is not offered their index for the order.
+ */
+function sortsTheRange(criteria: ListCriteria): boolean {
+  const ranged = criteria.createdFrom !== undefined || criteria.createdTo !== undefined;
+  return ranged && criteria.sort.type === 'timestamp' && criteria.sort.column !== 'created_at';
 }
 
 export async function withTimeout<T>(query: Knex.QueryBuilder | Knex.Raw, timeoutMs = QUERY_TIMEOUT_MS): Promise<T> {
