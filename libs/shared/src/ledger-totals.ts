@@ -25,6 +25,13 @@ export const ROLLUP_COLUMNS: Record<LedgerTable, readonly string[]> = {
   rounds: ['group_id', 'provider_id', 'game_id', 'currency', 'status'],
 };
 
+/**
+ * The status of a row the rollups do not hold (it is not final yet). A filter on it matches only
+ * such rows, which are few by nature (the reconciliation queue's own) and indexed by status: a
+ * caller counts them live instead of through the rollups, which would look each one up.
+ */
+export const UNFINISHED_STATUS: Record<LedgerTable, string> = { transactions: 'PENDING', rounds: 'OPEN' };
+
 /** A grouping column of a source: a rollup column, or the UTC day as YYYY-MM-DD. */
 export type SourceDim = 'day' | 'group_id' | 'provider_id' | 'game_id' | 'currency' | 'category' | 'status';
 

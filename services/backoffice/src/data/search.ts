@@ -1,4 +1,4 @@
-import { AppError, ledgerSource, type Knex, type OperatorScope } from '@relay/shared';
+import { AppError, ledgerSource, UNFINISHED_STATUS, type Knex, type OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
@@ -180,6 +180,8 @@ const ROLLUP_COLUMN: Partial<Record<keyof LedgerFilter, string>> = {
 export function rollupSource(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): Knex.Raw | null {
   const set = (Object.keys(filter) as (keyof LedgerFilter)[]).filter((k) => filter[k] !== undefined);
   if (!set.every((k) => ROLLUP_FILTERS.includes(k))) return null;
+  // An unfinished status matches only rows the rollups do not hold: counted live by its index.
+  if (filter.status === UNFINISHED_STATUS[table]) return null;
   return ledgerSource(read, {
     table,
     from: filter.from,
