@@ -89,10 +89,13 @@ const FIGURES = `coalesce(sum(s.n) FILTER (WHERE s.category = 'CASH_OUT'), 0)::i
   coalesce(sum(s.n) FILTER (WHERE s.status = 'SETTLED'), 0)::int AS rounds_settled,
   coalesce(sum(s.n) FILTER (WHERE s.status = 'OPEN'), 0)::int AS rounds_open`;
 
+/** The dimensions of a group as answered: the sources give the day as a date, formatted here once per group. */
+const answered = (dims: Dimension[]) => dims.map((d) => (d === 'day' ? `to_char(s.day, 'YYYY-MM-DD') AS day` : `s.${d}`)).join(', ');
+
 /** The report query: one row per group of the chosen dimensions (currency always among them), ordered by them. */
 export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
-  const list = dims.join(', ');
-  return read.raw(`SELECT ${list}, ${FIGURES} FROM (?) s GROUP BY ${list} ORDER BY ${list}`, [reportSource(read, scope, f, dims)]);
+  const by = dims.map((d) => `s.${d}`).join(', ');
+  return read.raw(`SELECT ${answered(dims)}, ${FIGURES} FROM (?) s GROUP BY ${by} ORDER BY ${by}`, [reportSource(read, scope, f, dims)]);
 }
 
 /**
@@ -115,7 +118,7 @@ export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilt
     `SELECT w.* FROM (
        SELECT g.*, count(*) FILTER (WHERE NOT g.is_total) OVER () AS groups,
               row_number() OVER (PARTITION BY g.is_total ORDER BY ${list}) AS place
-         FROM (SELECT ${dims.map((d) => `s.${d}`).join(', ')}, GROUPING(s.grouped) = 1 AS is_total, ${FIGURES}
+         FROM (SELECT ${answered(dims)}, GROUPING(s.grouped) = 1 AS is_total, ${FIGURES}
                  FROM (?) s GROUP BY GROUPING SETS ((${sets}), (s.currency))) g) w
       WHERE w.is_total OR (w.place > ? AND w.place <= ?)
       ORDER BY w.is_total, ${list}`,
