@@ -49,8 +49,16 @@ function narrowing(scope: OperatorScope, f: ReportFilter): SourceSpec['narrow'] 
   };
 }
 
-/** The report query: one row per group of the chosen dimensions (currency always among them), ordered by them. */
-export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
+/**
+ * The three parts of a report as one stream of rows, each carrying the chosen dimensions and the
+ * figures of one source: transactions (category, n, amount), rounds (status, n) or a player with
+ * a successful bet (player_id). One aggregate over this stream computes every figure of every
+ * group, so no join of per-source groupings is needed (a group is in the stream when any source
+ * has it: what a full join of the three gave). `grouped` is a constant that only the totals'
+ * grouping set leaves out, so GROUPING(grouped) tells a total from a group, even when currency
+ * is the only dimension and both grouping sets would otherwise be the same.
+ */
+function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
   const narrow = narrowing(scope, f);
   const period = { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false };
   const keys = dims.map((d) => SOURCE_DIM[d]);
@@ -62,57 +70,70 @@ export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, d
   });
   const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow });
   const pl = ledgerPlayers(read, { ...period, dims: keys, narrow });
-  // Each part may hold a group once per source part (rollup, unfinished, live): summed again here.
   const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
-  const by = dims.map((_, i) => String(i + 1)).join(', ');
-  const list = dims.join(', ');
   return read.raw(
-    `WITH tx AS (
-       SELECT ${named},
-              sum(s.n) FILTER (WHERE s.category = 'CASH_OUT') AS bets,
-              sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT') AS bet_sum,
-              sum(s.amount) FILTER (WHERE s.category = 'CASH_IN') AS payout_sum
-         FROM (?) s GROUP BY ${by}),
-     rd AS (
-       SELECT ${named},
-              sum(s.n) FILTER (WHERE s.status = 'SETTLED') AS rounds_settled,
-              sum(s.n) FILTER (WHERE s.status = 'OPEN') AS rounds_open
-         FROM (?) s GROUP BY ${by}),
-     pl AS (SELECT ${named}, count(DISTINCT s.player_id) AS players FROM (?) s GROUP BY ${by})
-     SELECT ${list},
-       coalesce(tx.bets, 0)::int AS bets, coalesce(tx.bet_sum, 0)::text AS bet_sum, coalesce(tx.payout_sum, 0)::text AS payout_sum,
-       coalesce(pl.players, 0)::int AS players, coalesce(rd.rounds_settled, 0)::int AS rounds_settled, coalesce(rd.rounds_open, 0)::int AS rounds_open
-     FROM tx FULL OUTER JOIN rd USING (${list}) LEFT JOIN pl USING (${list})
-     ORDER BY ${list}`,
+    `SELECT ${named}, true AS grouped, s.category, NULL::text AS status, s.n, s.amount, NULL::text AS player_id FROM (?) s
+     UNION ALL
+     SELECT ${named}, true, NULL, s.status, s.n, NULL, NULL FROM (?) s
+     UNION ALL
+     SELECT ${named}, true, NULL, NULL, NULL, NULL, s.player_id FROM (?) s`,
     [tx, rd, pl],
   );
 }
 
+/** A report's figures over the rows of reportSource aliased `s` (a group may appear once per source part: summed again here). */
+const FIGURES = `coalesce(sum(s.n) FILTER (WHERE s.category = 'CASH_OUT'), 0)::int AS bets,
+  coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT'), 0)::text AS bet_sum,
+  coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_IN'), 0)::text AS payout_sum,
+  count(DISTINCT s.player_id)::int AS players,
+  coalesce(sum(s.n) FILTER (WHERE s.status = 'SETTLED'), 0)::int AS rounds_settled,
+  coalesce(sum(s.n) FILTER (WHERE s.status = 'OPEN'), 0)::int AS rounds_open`;
+
+/** The dimensions of a group as answered: the sources give the day as a date, formatted here once per group. */
+const answered = (dims: Dimension[]) => dims.map((d) => (d === 'day' ? `to_char(s.day, 'YYYY-MM-DD') AS day` : `s.${d}`)).join(', ');
+
+/** The report query: one row per group of the chosen dimensions (currency always among them), ordered by them. */
+export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
+  const by = dims.map((d) => `s.${d}`).join(', ');
+  return read.raw(`SELECT ${answered(dims)}, ${FIGURES} FROM (?) s GROUP BY ${by} ORDER BY ${by}`, [reportSource(read, scope, f, dims)]);
+}
+
 /**
- * A page of groups, their number, and the totals per currency (their own aggregate: distinct
- * players do not add up across groups), all from ONE snapshot: a REPEATABLE READ, read-only
- * transaction, so the page, the count and the totals describe the same ledger even while the
- * rollup job or a money call commits between the statements.
+ * A page of groups, their number, and the totals per currency, from ONE statement (so one
+ * snapshot, no transaction needed) that aggregates the sources once:
+ *
+ * - GROUPING SETS ((currency, dims..., grouped), (currency)) gives every group and the totals per
+ *   currency in one sorted pass (the totals' set is a prefix of the groups' sort order), distinct
+ *   players included: they do not add up across groups, so the totals count them over the same
+ *   input rather than summing the groups.
+ * - The number of groups and the page are window functions over those rows: count(*) OVER () and
+ *   row_number() in the groups' order, filtered to the page. Sorting every group once is cheaper
+ *   than the alternatives (a materialised CTE read three times, or a second statement): a report
+ *   has at most a few thousand groups, against the hundreds of thousands of source rows aggregated.
  */
 export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[], page: { limit: number; offset: number }) {
-  return read.transaction(
-    async (trx) => {
-      const q = reportQuery(trx, scope, f, dims);
-      // The count and the page in one statement: the groups are computed once.
-      const paged = await bounded<{ rows: Record<string, unknown>[] }>(trx.raw(
-        `WITH g AS MATERIALIZED (?)
-         SELECT c.total, p.* FROM (SELECT count(*)::int AS total FROM g) c
-           LEFT JOIN LATERAL (SELECT * FROM g ORDER BY ${dims.join(', ')} LIMIT ? OFFSET ?) p ON true`,
-        [q, page.limit, page.offset],
-      ));
-      const totals = await bounded<{ rows: Record<string, unknown>[] }>(reportQuery(trx, scope, f, ['currency']));
-      const total = Number(paged.rows[0]?.total ?? 0);
-      // No group on the page: the one row is the count alone.
-      const rows = paged.rows.filter((r) => r.currency !== null).map(({ total: _total, ...r }) => r);
-      return { rows, total, totals: totals.rows };
-    },
-    { isolationLevel: 'repeatable read', readOnly: true },
-  );
+  const list = dims.join(', ');
+  const sets = ['currency', ...dims.filter((d) => d !== 'currency'), 'grouped'].map((d) => `s.${d}`).join(', ');
+  const found = await bounded<{ rows: Record<string, unknown>[] }>(read.raw(
+    `SELECT w.* FROM (
+       SELECT g.*, count(*) FILTER (WHERE NOT g.is_total) OVER () AS groups,
+              row_number() OVER (PARTITION BY g.is_total ORDER BY ${list}) AS place
+         FROM (SELECT ${answered(dims)}, GROUPING(s.grouped) = 1 AS is_total, ${FIGURES}
+                 FROM (?) s GROUP BY GROUPING SETS ((${sets}), (s.currency))) g) w
+      WHERE w.is_total OR (w.place > ? AND w.place <= ?)
+      ORDER BY w.is_total, ${list}`,
+    [reportSource(read, scope, f, dims), page.offset, page.offset + page.limit],
+  ));
+  const strip = ({ is_total: _t, groups: _g, place: _p, ...r }: Record<string, unknown>) => r;
+  return {
+    rows: found.rows.filter((r) => !r.is_total).map(strip),
+    // Every row carries the count; none at all: no group.
+    total: Number(found.rows[0]?.groups ?? 0),
+    totals: found.rows.filter((r) => r.is_total).map((r) => {
+      const { currency, bets, bet_sum, payout_sum, players, rounds_settled, rounds_open } = r;
+      return { currency, bets, bet_sum, payout_sum, players, rounds_settled, rounds_open };
+    }),
+  };
 }
 
 /** One statement (one snapshot) streamed through a server-side cursor: constant memory whatever the period. */
