@@ -1,0 +1,262 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knexFactory from 'knex';
+import pg from 'pg';
+import { createLogger, dropDatabase, ensureDatabaseExists, migrationSource, type Knex } from '@relay/shared';
+import { addFacts, sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/ledger/archive';
+import { legacyPartitions, type LegacyProgress } from '../src/ledger/legacy-retention';
+import { migrateLive } from '../src/ledger/live-migration';
+import { partitionHealth } from '../src/ledger/partitions';
+import { restoreMonth } from '../src/ledger/restore';
+import { runRetention, type RetentionStep } from '../src/ledger/retention';
+import { archiveStore } from '../src/ledger/store';
+import { verifyChain } from '../src/ledger/verify';
+import * as wallet from '../../wallet/src/data/transactions';
+import { fillOldLayout } from '../../wallet/test/legacy-ledger';
+import { movementRecord } from '../../wallet/test/movement-records';
+
+/**
+ * Retention of a ledger migrated live (docs/ledger.md, "Months in the legacy partition"): the old
+ * tables are one [MINVALUE, bound) partition per table, holding four old months. Each month leaves
+ * in chunks into the same archive format and chain as a monthly partition; the job is killed (a
+ * throw, or its connection terminated) at every step and the next run finishes; at every point each
+ * month's rows are exactly in the database or in the chunks its registry recorded, never both,
+ * never neither. Then the chain verifies, a month restores exactly, its transactionIds still
+ * replay within the idempotency window, and once its range is past the retention the emptied
+ * legacy partition is dropped.
+ */
+const logger = createLogger({ service: 'ledger-legacy-test', level: 'silent' });
+const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const ROUNDS = 800;
+const BATCH = 150;
+const APP = `legacy-retention-${process.pid}`;
+
+const monthsBack = (n: number) => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - n, 1)).toISOString().slice(0, 10);
+};
+const MONTHS = [monthsBack(4), monthsBack(3), monthsBack(2), monthsBack(1)];
+const label = (month: string) => month.slice(0, 7);
+
+describe('retention of the legacy partition a live migration left', () => {
+  const url = `${base}/relay_legacy_retention_${process.pid}_${Date.now()}`;
+  const restoreUrl = `${url}_restore`;
+  let db: Knex;
+  let client: pg.Client;
+  let dir: string;
+  let store: ReturnType<typeof archiveStore>;
+  const before: Record<string, Record<string, TableFacts>> = {};
+
+  beforeAll(async () => {
+    await ensureDatabaseExists(url);
+    db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
+    const names = (await migrationSource.getMigrations([])) as string[];
+    for (const name of names.filter((n) => n < '007')) await db.migrate.up({ migrationSource, name });
+    // Four whole months before the current one, none of it in the current month.
+    const seconds = (Date.parse(`${monthsBack(0)}T00:00:00Z`) - Date.parse(`${MONTHS[0]}T00:00:00Z`)) / 1000 - 3600;
+    await fillOldLayout(db, ROUNDS, { start: `'${MONTHS[0]}T00:00:00Z'::timestamptz`, seconds });
+    expect((await migrateLive(url, { log: () => undefined })).state).toBe('switched');
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'relay-ledger-legacy-'));
+    store = archiveStore({ LEDGER_ARCHIVE_DIR: dir, LEDGER_ARCHIVE_S3_REGION: 'us-east-1', LEDGER_ARCHIVE_S3_PREFIX: '' });
+    for (const month of MONTHS) before[month] = await monthFacts(client, month);
+  }, 300000);
+
+  afterAll(async () => {
+    await client?.end();
+    await db?.destroy();
+    await dropDatabase(url).catch(() => undefined);
+    await dropDatabase(restoreUrl).catch(() => undefined);
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  async function monthFacts(c: pg.ClientBase, month: string): Promise<Record<string, TableFacts>> {
+    const facts: Record<string, TableFacts> = {};
+    for (const spec of TABLE_SPECS) facts[spec.table] = await sqlFacts(c, spec, month);
+    return facts;
+  }
+
+  /** The job on a connection of its own (as the scheduler runs it), so that a test can kill that connection. */
+  async function retention(step?: (name: RetentionStep, month: string) => void | Promise<unknown>, retentionMonths = 0) {
+    const own = new pg.Client({ connectionString: url, application_name: APP });
+    own.on('error', () => undefined);
+    await own.connect();
+    try {
+      return await runRetention(own, {
+        retentionMonths,
+        idempotencyDays: 120,
+        store,
+        logger,
+        legacyBatch: BATCH,
+        step: step as (name: RetentionStep, month: string) => Promise<void>,
+      });
+    } finally {
+      await own.end().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Every row of each month is either still in the database or in a chunk its registry recorded
+   * (or, once archived, in its manifest): the sums of both equal the month before retention.
+   */
+  async function expectEveryRowAccountedFor(): Promise<void> {
+    for (const month of MONTHS) {
+      const { rows } = await client.query<{ state: string; progress: LegacyProgress | null; manifest: Manifest | null }>(
+        `SELECT state, progress, manifest FROM ledger_archives WHERE month = $1`,
+        [month],
+      );
+      const inDb = await monthFacts(client, month);
+      for (const spec of TABLE_SPECS) {
+        const elsewhere: TableFacts =
+          rows[0]?.state === 'archived'
+            ? { rows: rows[0].manifest!.tables[spec.table].rows, sums: rows[0].manifest!.tables[spec.table].sums }
+            : (rows[0]?.progress?.facts[spec.table] ?? { rows: 0, sums: [] });
+        expect({ month, table: spec.table, ...addFacts(spec, inDb[spec.table], elsewhere) }).toEqual({ month, table: spec.table, ...before[month][spec.table] });
+      }
+    }
+  }
+
+  const killConnection = () => client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [APP]);
+
+  it('When the job is killed at every step of a legacy month, then no row is lost or duplicated and the next run finishes each month exactly', async () => {
+    expect(before[MONTHS[0]].transactions.rows).toBeGreaterThan(2 * BATCH);
+    const kills: { at: RetentionStep; nth: number; how: 'throw' | 'connection' }[] = [
+      { at: 'legacy-registered', nth: 1, how: 'throw' },
+      { at: 'legacy-chunk-written', nth: 1, how: 'throw' },
+      { at: 'legacy-chunk-removed', nth: 1, how: 'throw' },
+      { at: 'legacy-chunk-committed', nth: 3, how: 'throw' },
+      { at: 'legacy-chunk-written', nth: 2, how: 'connection' },
+      { at: 'legacy-chunk-removed', nth: 2, how: 'connection' },
+      { at: 'legacy-files-assembled', nth: 1, how: 'throw' },
+      { at: 'legacy-manifest-written', nth: 1, how: 'throw' },
+      { at: 'legacy-archived', nth: 1, how: 'throw' },
+      // A later month, half removed, its connection killed between chunks.
+      { at: 'legacy-chunk-committed', nth: 2, how: 'connection' },
+    ];
+    const states = async () =>
+      (await client.query<{ month: string; state: string; chunks: number }>(
+        `SELECT to_char(month, 'YYYY-MM-DD') AS month, state, (progress->>'chunks')::int AS chunks FROM ledger_archives ORDER BY month`,
+      )).rows;
+    for (const kill of kills) {
+      let seen = 0;
+      const run = retention(async (name) => {
+        if (name !== kill.at || (seen += 1) !== kill.nth) return;
+        if (kill.how === 'throw') throw new Error(`killed at ${kill.at}`);
+        await killConnection();
+      });
+      await expect(run).rejects.toThrow(kill.how === 'throw' ? `killed at ${kill.at}` : /terminat|Connection/i);
+      await expectEveryRowAccountedFor();
+    }
+    // The kills went through more than one month; the last one left a month half removed.
+    const half = (await states()).filter((s) => s.state !== 'archived');
+    expect(half[0]).toMatchObject({ state: 'removing' });
+    expect(half[0].chunks).toBeGreaterThan(0);
+    expect(half[0].month > MONTHS[0]).toBe(true);
+
+    const result = await retention();
+    expect(result.archived).toEqual(MONTHS.filter((m) => m >= half[0].month).map(label));
+    // Its range reaches past the current month: the legacy partition stays (empty of old months).
+    expect(result.droppedLegacy).toBe(false);
+    await expectEveryRowAccountedFor();
+    const { rows } = await client.query(`SELECT to_char(month, 'YYYY-MM-DD') AS month, state FROM ledger_archives ORDER BY month`);
+    expect(rows).toEqual(MONTHS.map((month) => ({ month, state: 'archived' })));
+    for (const month of MONTHS) {
+      const left = await monthFacts(client, month);
+      for (const spec of TABLE_SPECS) expect(left[spec.table].rows).toBe(0);
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, label(month), 'manifest.json'), 'utf8')) as Manifest;
+      for (const spec of TABLE_SPECS) {
+        expect({ rows: manifest.tables[spec.table].rows, sums: manifest.tables[spec.table].sums }).toEqual(before[month][spec.table]);
+      }
+      await expect(fs.stat(path.join(dir, label(month), 'parts'))).rejects.toThrow();
+    }
+    // Keys: past the window gone with their month, inside it each keeps its record's last state.
+    const keys = await client.query(
+      `SELECT count(*) FILTER (WHERE created_at < now() - interval '120 days')::int AS past,
+              count(*) FILTER (WHERE archived IS NULL)::int AS bare, count(*)::int AS kept
+         FROM transaction_keys WHERE created_at < $1`,
+      [monthsBack(0)],
+    );
+    expect(keys.rows[0]).toMatchObject({ past: 0, bare: 0 });
+    expect(keys.rows[0].kept).toBeGreaterThan(0);
+    expect((await retention()).archived).toEqual([]);
+  }, 300000);
+
+  it('When the chain of the legacy months is verified, then it is intact, and an edited chunk of it is caught', async () => {
+    expect(await verifyChain(client, store, { deep: true })).toEqual({ months: MONTHS.map(label), problems: [] });
+    const file = path.join(dir, label(MONTHS[1]), 'rounds.csv.gz');
+    const original = await fs.readFile(file);
+    await fs.writeFile(file, Buffer.concat([original, Buffer.from([0])]));
+    expect((await verifyChain(client, store)).problems.join('\n')).toMatch(/rounds: sha256 .* differs/);
+    await fs.writeFile(file, original);
+  });
+
+  it('When a legacy month is restored into another database, then its counts and sums are those before retention, row for row', async () => {
+    const month = MONTHS[2];
+    const report = await restoreMonth(store, label(month), restoreUrl);
+    expect(report.tables).toEqual(before[month]);
+    const target = new pg.Client({ connectionString: restoreUrl });
+    await target.connect();
+    try {
+      expect(await monthFacts(target, month)).toEqual(before[month]);
+      // Row for row: every attempt has its transaction, every transactionId is the month's.
+      const orphans = await target.query(`SELECT count(*)::int AS n FROM transaction_attempts a WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = a.transaction_pk)`);
+      expect(orphans.rows[0].n).toBe(0);
+      const ids = (await target.query(`SELECT transaction_id FROM transactions ORDER BY 1`)).rows.map((r) => r.transaction_id);
+      expect(new Set(ids).size).toBe(before[month].transactions.rows);
+    } finally {
+      await target.end();
+    }
+  });
+
+  it('When a transactionId of an archived legacy month is repeated within the window, then a SUCCESS replays its stored balance instead of being claimed again', async () => {
+    const month = MONTHS[2];
+    const { rows } = await client.query(
+      `SELECT provider_id, transaction_id, archived->>'status' AS status, archived->>'player_id' AS player_id, archived->>'group_id' AS group_id
+         FROM transaction_keys WHERE created_at >= $1 AND created_at < $2 ORDER BY archived->>'status' DESC, transaction_id`,
+      [month, MONTHS[3]],
+    );
+    const success = rows.find((r) => r.status === 'SUCCESS')!;
+    const found = await wallet.findTransaction(db, success.provider_id, success.transaction_id);
+    expect(found).toMatchObject({ status: 'SUCCESS', archived: true, balance: '100.00' });
+    const repeat = movementRecord({ providerId: success.provider_id, groupId: success.group_id, gameId: 7, playerId: success.player_id }, 'CASH_OUT', success.transaction_id, 'r-x');
+    const answer = await wallet.claimOrFindTransaction(db, repeat, { amount: 1 });
+    expect(answer).toEqual({ existing: expect.objectContaining({ status: 'SUCCESS', archived: true, balance: '100.00' }) });
+  });
+
+  it('When the legacy range is past the retention and empty, then the job drops it; a FAILED transactionId of it is then revived into the current month', async () => {
+    expect(await legacyPartitions(client)).not.toBeNull();
+    // Test-only: time passes. The legacy partitions' bound moves back to the start of this month
+    // (they hold nothing from it on), as if the months up to it had gone by; this month gets its own.
+    for (const table of ['transactions', 'transaction_attempts', 'rounds']) {
+      await client.query(`ALTER TABLE ${table} DETACH PARTITION ${table}_legacy`);
+      await client.query(`ALTER TABLE ${table} ATTACH PARTITION ${table}_legacy FOR VALUES FROM (MINVALUE) TO ('${monthsBack(0)}T00:00:00Z')`);
+    }
+    await client.query('SELECT ledger_ensure_partitions(3)');
+    // This month is not due; the whole legacy range (before it) is, and holds nothing.
+    const kept = await retention(undefined, 0);
+    expect(kept).toMatchObject({ archived: [], droppedLegacy: true });
+    expect(await legacyPartitions(client)).toBeNull();
+    const left = await client.query(`SELECT count(*)::int AS n FROM pg_class WHERE relname LIKE '%\\_legacy'`);
+    expect(left.rows[0].n).toBe(0);
+    expect(await verifyChain(client, store, { deep: true })).toEqual({ months: MONTHS.map(label), problems: [] });
+    const health = await partitionHealth((sql) => client.query(sql));
+    expect(health.monthsAhead).toEqual({ transactions: 3, transaction_attempts: 3, rounds: 3 });
+
+    // A credit the casino refused in an archived legacy month (its round left OPEN), repeated: revived, attempt 2.
+    const { rows } = await client.query(
+      `SELECT provider_id, transaction_id, archived->>'player_id' AS player_id, archived->>'group_id' AS group_id, (archived->>'attempt')::int AS attempt
+         FROM transaction_keys WHERE archived->>'status' = 'FAILED' AND created_at >= $1 AND created_at < $2 LIMIT 1`,
+      [MONTHS[2], MONTHS[3]],
+    );
+    expect(rows[0].attempt).toBe(1);
+    const existing = await wallet.findTransaction(db, rows[0].provider_id, rows[0].transaction_id);
+    expect(existing).toMatchObject({ status: 'FAILED', archived: true });
+    const owner = { providerId: rows[0].provider_id, groupId: rows[0].group_id, gameId: 7, playerId: rows[0].player_id };
+    const claim = await wallet.takeOverTransaction(db, existing!, movementRecord(owner, 'CASH_IN', rows[0].transaction_id, 'r-revived'), { amount: 1 }, 30);
+    expect(claim).toMatchObject({ attempt: 2 });
+    const revived = await client.query(`SELECT tableoid::regclass::text AS part FROM transactions WHERE id = $1`, [claim!.pk]);
+    expect(revived.rows[0].part).toBe(`transactions_p${monthsBack(0).slice(0, 4)}_${monthsBack(0).slice(5, 7)}`);
+  }, 120000);
+});
