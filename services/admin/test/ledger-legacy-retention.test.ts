@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import knexFactory from 'knex';
 import pg from 'pg';
 import { createLogger, dropDatabase, ensureDatabaseExists, migrationSource, type Knex } from '@relay/shared';
@@ -119,6 +120,51 @@ describe('retention of the legacy partition a live migration left', () => {
   }
 
   const killConnection = () => client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [APP]);
+
+  it('When money calls hold rows of the month being removed, then the job goes around them without making them wait, and takes them, as changed, once released', async () => {
+    const month = MONTHS[0];
+    // A money call mid-way on a transaction of the month (a takeover: its row locked), and another
+    // finishing an attempt of a second one (the attempt locked first, as markFailed does).
+    const ids = (await client.query(`SELECT id, transaction_id FROM transactions WHERE created_at >= $1 AND created_at < $2 ORDER BY created_at DESC LIMIT 2 OFFSET 10`, [month, MONTHS[1]])).rows;
+    const calls = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+    for (const c of calls) await c.connect();
+    const chunks: number[] = [];
+    // Three months of retention: only the oldest month is due. The calls start as the job starts on the month.
+    const job = retention(async (name) => {
+      if (name === 'legacy-chunk-committed') chunks.push(Date.now());
+      if (name !== 'legacy-registered') return;
+      for (const c of calls) await c.query('BEGIN');
+      await calls[0].query(`UPDATE transactions SET error_message = 'changed while archiving' WHERE id = $1`, [ids[0].id]);
+      await calls[1].query(`UPDATE transaction_attempts SET casino_body = 'finished while archiving' WHERE transaction_pk = $1`, [ids[1].id]);
+    }, 3);
+    // Chunks commit while both calls still hold their rows (a job waiting for them would commit none).
+    let failed: unknown = null;
+    job.catch((err) => (failed = err));
+    for (let i = 0; i < 600 && !chunks.length && !failed; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect({ failed, chunks: chunks.length > 0 }).toEqual({ failed: null, chunks: true });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Neither call waited for the job: each can still write and commit at once.
+    const started = Date.now();
+    await calls[0].query(`UPDATE transactions SET updated_at = now() WHERE id = $1`, [ids[0].id]);
+    await calls[1].query(`UPDATE transactions SET error_message = 'finished while archiving' WHERE id = $1`, [ids[1].id]);
+    for (const c of calls) await c.query('COMMIT');
+    // At most one chunk's transaction (it holds a passed-over transaction until it commits), never the job.
+    expect(Date.now() - started).toBeLessThan(1500);
+    for (const c of calls) await c.end();
+
+    expect((await job).archived).toEqual([label(month)]);
+    expect(await monthFacts(client, month)).toEqual({
+      transactions: { rows: 0, sums: [] },
+      transaction_attempts: { rows: 0, sums: [] },
+      rounds: { rows: 0, sums: [] },
+    });
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, label(month), 'manifest.json'), 'utf8')) as Manifest;
+    for (const spec of TABLE_SPECS) expect({ rows: manifest.tables[spec.table].rows, sums: manifest.tables[spec.table].sums }).toEqual(before[month][spec.table]);
+    const archived = gunzipSync(await fs.readFile(path.join(dir, label(month), 'transactions.csv.gz'))).toString();
+    expect(archived).toContain('changed while archiving');
+    expect(gunzipSync(await fs.readFile(path.join(dir, label(month), 'transaction_attempts.csv.gz'))).toString()).toContain('finished while archiving');
+    expect(archived.split('\n').filter((line) => line.includes(ids[0].id))).toHaveLength(1);
+  }, 120000);
 
   it('When the job is killed at every step of a legacy month, then no row is lost or duplicated and the next run finishes each month exactly', async () => {
     expect(before[MONTHS[0]].transactions.rows).toBeGreaterThan(2 * BATCH);

@@ -10,9 +10,10 @@ import type { RetentionOptions } from './retention';
 
 /**
  * The rows of a legacy month leave in chunks (docs/ledger.md, "Months in the legacy partition"),
- * each in ONE transaction: lock the chunk's rows (FOR UPDATE SKIP LOCKED: a row a money call holds
- * is left for a later chunk; the attempts of a chunk's transactions NOWAIT: one a call is finishing
- * makes the chunk roll back and be tried again, never a deadlock), COPY them to a chunk file (gzip,
+ * each in ONE transaction: lock the chunk's rows and the attempts of its transactions, skipping
+ * (SKIP LOCKED) any row a money call holds (its transaction is left out of the chunk, for a later
+ * walk over the month: the job never waits for a money call, so the two can never deadlock), COPY
+ * them to a chunk file (gzip,
  * fsync, rename), read the file back and compare its count and sums with SQL's, publish it, give
  * the keys still inside the idempotency window their record's last state, delete the rows (every
  * one the file holds, no other), and record the chunk and its facts in ledger_archives.progress.
@@ -31,7 +32,8 @@ export interface LegacyProgress {
 
 export type Kind = 'transactions' | 'rounds' | 'orphan attempts';
 type Cursor = { createdAt: string; id: string } | null;
-type ChunkResult = { moved: number; cursor: Cursor } | 'locked';
+/** Rows moved, rows passed over (a money call held them), and where the walk goes on; or a lock timed out (nothing done). */
+type ChunkResult = { moved: number; skipped: number; cursor: Cursor } | 'locked';
 
 const LOCK_NOT_AVAILABLE = '55P03';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -40,21 +42,21 @@ export const partName = (table: string, seq: number) => `parts/${table}.${String
 
 /** Moves every row of the month of one kind, chunk by chunk; rows a money call holds are taken on a later pass. */
 export async function drain(client: pg.Client, kind: Kind, month: string, progress: LegacyProgress, headers: Record<MoneyTable, string>, options: RetentionOptions): Promise<void> {
-  let cursor: Cursor = null;
   let waits = 0;
   for (;;) {
-    const result = await moveChunk(client, kind, month, cursor, progress, headers, options);
-    if (result !== 'locked' && result.moved > 0) {
+    // One walk over the month, newest first; rows held by money calls are passed over.
+    let moved = 0;
+    let cursor: Cursor = null;
+    for (;;) {
+      const result = await moveChunk(client, kind, month, cursor, progress, headers, options);
+      if (result === 'locked') break;
+      moved += result.moved;
+      if (result.moved + result.skipped === 0) break;
       cursor = result.cursor;
-      waits = 0;
-      continue;
     }
-    if (result !== 'locked' && cursor) {
-      // The walk reached the month's end: once more from its start, for rows skipped as locked.
-      cursor = null;
-      continue;
-    }
-    if (result !== 'locked' && !(await kindHasRows(client, kind, month))) return;
+    if (!(await kindHasRows(client, kind, month))) return;
+    if (moved > 0) continue;
+    // Everything left is held by money calls: they finish in milliseconds, so wait a little.
     if ((waits += 1) > 20) throw new Error(`${monthLabel(month)}: rows of ${kind} stay locked by other sessions; the next run goes on`);
     await sleep(250);
   }
@@ -126,12 +128,31 @@ async function moveChunk(
     }
     if (!selected) {
       await client.query('ROLLBACK');
-      return { moved: 0, cursor };
+      return { moved: 0, skipped: 0, cursor };
     }
     await client.query(kind === 'orphan attempts' ? 'ANALYZE ledger_attempt_chunk' : 'ANALYZE ledger_chunk');
+    // Where the walk goes on: the chunk's last row in walk order (taken before any is left out).
+    const last = kind === 'orphan attempts' ? null : (
+      await client.query<{ created_at: string; id: string }>(`SELECT created_at::text AS created_at, id::text AS id FROM ledger_chunk ORDER BY created_at, id DESC LIMIT 1`)
+    ).rows[0];
+    const next: Cursor = last ? { createdAt: last.created_at, id: last.id } : null;
+    let skipped = 0;
     if (kind === 'transactions') {
-      // An attempt a money call is finishing: give the chunk back rather than wait while holding its transactions.
-      await client.query(`SELECT 1 FROM ${chunkOf('transaction_attempts')} FOR UPDATE OF x NOWAIT`);
+      // A transaction with an attempt a money call holds (finishing it) stays for a later walk.
+      await client.query(`INSERT INTO ledger_attempt_chunk SELECT x.transaction_pk, x.attempt, x.transaction_created_at FROM ${chunkOf('transaction_attempts')} FOR UPDATE OF x SKIP LOCKED`);
+      skipped = (
+        await client.query(
+          `DELETE FROM ledger_chunk c WHERE EXISTS (
+             SELECT 1 FROM transaction_attempts a
+              WHERE a.transaction_pk = c.id AND a.transaction_created_at = c.created_at AND ${inMonth('a', 'transaction_created_at')}
+                AND NOT EXISTS (SELECT 1 FROM ledger_attempt_chunk l
+                                 WHERE l.transaction_pk = a.transaction_pk AND l.attempt = a.attempt AND l.transaction_created_at = a.transaction_created_at))`,
+        )
+      ).rowCount ?? 0;
+      if (skipped === selected) {
+        await client.query('ROLLBACK');
+        return { moved: 0, skipped, cursor: next };
+      }
     }
 
     const seq = progress.chunks + 1;
@@ -187,12 +208,9 @@ async function moveChunk(
     progress.chunks = seq;
     await client.query(`UPDATE ledger_archives SET progress = $2, updated_at = now() WHERE month = $1 AND state = 'removing'`, [month, progress]);
     await options.step?.('legacy-chunk-removed', label);
-    const last = kind === 'orphan attempts' ? null : (
-      await client.query<{ created_at: string; id: string }>(`SELECT created_at::text AS created_at, id::text AS id FROM ledger_chunk ORDER BY created_at, id DESC LIMIT 1`)
-    ).rows[0];
     await client.query('COMMIT');
     await options.step?.('legacy-chunk-committed', label);
-    return { moved: selected, cursor: last ? { createdAt: last.created_at, id: last.id } : null };
+    return { moved: selected - skipped, skipped, cursor: next };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     // The progress object may have been advanced for a chunk that did not commit: read it back.

@@ -128,6 +128,8 @@ export async function archiveLegacyMonth(client: pg.Client, month: string, optio
   if (registered.rows[0].state === 'archived') return;
   if (registered.rows[0].state !== 'removing') throw new Error(`${label} is ${registered.rows[0].state}: not a month of the legacy partition`);
   const progress = registered.rows[0].progress ?? empty;
+  const legacy = await legacyPartitions(client);
+  if (legacy) await ensureAttemptsIndex(client, legacy);
   await options.step?.('legacy-registered', label);
 
   // ON COMMIT DELETE ROWS: each chunk's keys live for its transaction only.
@@ -135,8 +137,6 @@ export async function archiveLegacyMonth(client: pg.Client, month: string, optio
   await client.query(
     `CREATE TEMP TABLE IF NOT EXISTS ledger_attempt_chunk (transaction_pk uuid NOT NULL, attempt integer NOT NULL, transaction_created_at timestamptz NOT NULL) ON COMMIT DELETE ROWS`,
   );
-  const legacy = await legacyPartitions(client);
-  if (legacy) await ensureAttemptsIndex(client, legacy);
   const headers = {} as Record<MoneyTable, string>;
   for (const table of MONEY_TABLES) headers[table] = await headerLine(client, table);
 
