@@ -13,10 +13,10 @@ import type { RetentionOptions } from './retention';
  * each in ONE transaction: lock the chunk's rows and the attempts of its transactions, skipping
  * (SKIP LOCKED) any row a money call holds (its transaction is left out of the chunk, for a later
  * walk over the month: the job never waits for a money call, so the two can never deadlock), COPY
- * them to a chunk file (gzip,
- * fsync, rename), read the file back and compare its count and sums with SQL's, publish it, give
- * the keys still inside the idempotency window their record's last state, delete the rows (every
- * one the file holds, no other), and record the chunk and its facts in ledger_archives.progress.
+ * them to a chunk file (gzip, fsync, rename), read the file back and compare its count and sums with
+ * SQL's, publish it, give the keys still inside the idempotency window their record's last state,
+ * delete the rows (every one the file holds, no other), and record the chunk and its facts in
+ * ledger_archives.progress.
  * A crash before the commit leaves the rows in the database and a file nobody recorded (written
  * again later); after it, the rows are gone and in a recorded file: never both, never neither.
  */
@@ -107,7 +107,7 @@ async function moveChunk(
     await client.query(`SET LOCAL lock_timeout = '${options.lockTimeoutMs ?? 5000}ms'`);
     let selected: number;
     if (kind === 'orphan attempts') {
-      // Attempts whose transaction is not in the month (none, unless written by hand): a scan of the legacy attempts.
+      // Attempts whose transaction is not in the month (none, unless written by hand), through the BRIN index.
       selected = (
         await client.query(
           `INSERT INTO ledger_attempt_chunk SELECT transaction_pk, attempt, transaction_created_at FROM transaction_attempts x
