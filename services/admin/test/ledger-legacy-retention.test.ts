@@ -202,14 +202,37 @@ describe('retention of the legacy partition a live migration left', () => {
     expect(half[0].chunks).toBeGreaterThan(0);
     expect(half[0].month > MONTHS[0]).toBe(true);
 
-    const commits: number[] = [];
+    // Meanwhile the current month's money calls go on (a claim every 20 ms, into the legacy
+    // partition itself: its range still holds this month), and are timed.
+    const probe = { running: true, ms: [] as number[] };
+    const probing = (async () => {
+      for (let i = 0; probe.running; i += 1) {
+        const t = Date.now();
+        const bet = movementRecord({ providerId: 'cas-probe', groupId: 'grp-0', gameId: 7, playerId: 'p-probe' }, 'CASH_OUT', `probe-${i}`, `probe-r-${i}`);
+        expect(await wallet.claimTransaction(db, bet, { amount: 10 })).not.toBeNull();
+        probe.ms.push(Date.now() - t);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const commits: { at: number; month: string }[] = [];
     const t0 = Date.now();
-    const result = await retention((name) => void (name === 'legacy-chunk-committed' && commits.push(Date.now())));
-    const gaps = commits.slice(1).map((t, i) => t - commits[i]).sort((a, b) => a - b);
+    const result = await retention((name, month) => void (name === 'legacy-chunk-committed' && commits.push({ at: Date.now(), month })));
+    const ms = Date.now() - t0;
+    probe.running = false;
+    await probing;
+    // Between two commits of one month: one chunk's transaction, its row locks included.
+    const chunkMs = commits.slice(1).flatMap((c, i) => (c.month === commits[i].month ? [c.at - commits[i].at] : [])).sort((a, b) => a - b);
+    const calls = [...probe.ms].sort((a, b) => a - b);
     console.log(
-      `legacy retention of ${result.archived.length} months (${ROUNDS} old rounds in all): ${commits.length} chunks of at most ${BATCH} rows in ${Date.now() - t0} ms; ` +
-        `time from one chunk's commit to the next (one chunk's transaction, its locks included): p50 ${gaps[Math.floor(gaps.length / 2)]} ms, max ${gaps.at(-1)} ms`,
+      `legacy retention of ${result.archived.length} months (${ROUNDS} old rounds in all): ${commits.length} chunks of at most ${BATCH} rows in ${ms} ms; ` +
+        `one chunk's transaction: p50 ${chunkMs[Math.floor(chunkMs.length / 2)]} ms, max ${chunkMs.at(-1)} ms; ` +
+        `current-month claims meanwhile: ${calls.length}, p50 ${calls[Math.floor(calls.length / 2)]} ms, max ${calls.at(-1)} ms`,
     );
+    // The job never made them wait for it (a wait for the job would be the whole run).
+    expect(calls.at(-1)).toBeLessThan(Math.max(2000, ms / 2));
+    await client.query(`DELETE FROM transaction_attempts WHERE transaction_pk IN (SELECT id FROM transactions WHERE provider_id = 'cas-probe')`);
+    await client.query(`DELETE FROM transactions WHERE provider_id = 'cas-probe'`);
+    await client.query(`DELETE FROM transaction_keys WHERE provider_id = 'cas-probe'`);
     expect(result.archived).toEqual(MONTHS.filter((m) => m >= half[0].month).map(label));
     // Its range reaches past the current month: the legacy partition stays (empty of old months).
     expect(result.droppedLegacy).toBe(false);
