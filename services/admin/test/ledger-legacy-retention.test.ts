@@ -10,6 +10,7 @@ import { legacyPartitions, type LegacyProgress } from '../src/ledger/legacy-rete
 import { migrateLive } from '../src/ledger/live-migration';
 import { partitionHealth } from '../src/ledger/partitions';
 import { restoreMonth } from '../src/ledger/restore';
+import { runRollups } from '../src/ledger/rollups';
 import { runRetention, type RetentionStep } from '../src/ledger/retention';
 import { archiveStore } from '../src/ledger/store';
 import { verifyChain } from '../src/ledger/verify';
@@ -49,6 +50,16 @@ describe('retention of the legacy partition a live migration left', () => {
   let dir: string;
   let store: ReturnType<typeof archiveStore>;
   const before: Record<string, Record<string, TableFacts>> = {};
+  let rollupsBefore: unknown[] = [];
+  /** What the daily rollups say per month: the reports read an archived month from them. */
+  const rollupTotals = async () =>
+    (
+      await client.query(
+        `SELECT 'transactions' AS t, to_char(day, 'YYYY-MM') AS month, sum(n)::int AS n, sum(amount)::text AS amount FROM ledger_rollup_transactions GROUP BY 2
+         UNION ALL
+         SELECT 'rounds', to_char(day, 'YYYY-MM'), sum(n)::int, sum(bet_amount)::text FROM ledger_rollup_rounds GROUP BY 2 ORDER BY 1, 2`,
+      )
+    ).rows;
 
   beforeAll(async () => {
     await ensureDatabaseExists(url);
@@ -64,6 +75,10 @@ describe('retention of the legacy partition a live migration left', () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'relay-ledger-legacy-'));
     store = archiveStore({ LEDGER_ARCHIVE_DIR: dir, LEDGER_ARCHIVE_S3_REGION: 'us-east-1', LEDGER_ARCHIVE_S3_PREFIX: '' });
     for (const month of MONTHS) before[month] = await monthFacts(client, month);
+    // The rollup job has counted every past day, as it would have long before retention.
+    await runRollups(db, { maxDays: 400, closeMarginMs: 0 });
+    rollupsBefore = await rollupTotals();
+    expect(rollupsBefore.length).toBe(2 * MONTHS.length);
   }, 300000);
 
   afterAll(async () => {
@@ -259,6 +274,26 @@ describe('retention of the legacy partition a live migration left', () => {
     expect(keys.rows[0].kept).toBeGreaterThan(0);
     expect((await retention()).archived).toEqual([]);
   }, 300000);
+
+  it('When a day of an archived legacy month is marked stale, then the rollup job keeps its counts (reports still cover it) and the lists count it live', async () => {
+    const day = `${MONTHS[1].slice(0, 8)}15`;
+    await client.query(`INSERT INTO rollup_stale_days (day) VALUES ($1) ON CONFLICT DO NOTHING`, [day]);
+    const run = await runRollups(db, { maxDays: 400, closeMarginMs: 0 });
+    expect(run!.recounted).not.toContain(day);
+    expect(await rollupTotals()).toEqual(rollupsBefore);
+    const usable = async (requirePartition: boolean) =>
+      (
+        await client.query(`SELECT count(*)::int AS n FROM ledger_rollup_days_usable('transactions', $1::timestamptz, $2::timestamptz, $3)`, [
+          `${MONTHS[1]}T00:00:00Z`,
+          `${MONTHS[2]}T00:00:00Z`,
+          requirePartition,
+        ])
+      ).rows[0].n;
+    // Reports (no partition needed): every day of the month, the stale one too; lists: none (the rows are gone).
+    expect(await usable(false)).toBe((Date.parse(MONTHS[2]) - Date.parse(MONTHS[1])) / 86_400_000);
+    expect(await usable(true)).toBe(0);
+    await client.query(`DELETE FROM rollup_stale_days WHERE day = $1`, [day]);
+  });
 
   it('When the chain of the legacy months is verified, then it is intact, and an edited chunk of it is caught', async () => {
     expect(await verifyChain(client, store, { deep: true })).toEqual({ months: MONTHS.map(label), problems: [] });

@@ -11,6 +11,9 @@ import type { Knex } from 'knex';
  * - The lists' totals must not take a day of such a month from the rollups once its rows start
  *   leaving: the legacy partition still covers it (011), so the "month has its partition" test
  *   also asks that the month is not being removed or archived. Such a day is counted live (exact).
+ * - The rollup job no longer recounts a day of a month being removed or archived (it would count
+ *   only the rows left), so a stale mark on such a day is not read either: the reports, which read
+ *   an archived month from its rollups, keep the counts the day had before its rows left.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -24,7 +27,9 @@ export async function up(knex: Knex): Promise<void> {
        WHERE d.day >= coalesce(CASE WHEN (lo AT TIME ZONE 'UTC')::time = '00:00' THEN (lo AT TIME ZONE 'UTC')::date
                                     ELSE (lo AT TIME ZONE 'UTC')::date + 1 END, '-infinity'::date)
          AND d.day < coalesce((hi AT TIME ZONE 'UTC')::date, 'infinity'::date)
-         AND (parent <> 'transactions' OR NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day))
+         AND (parent <> 'transactions' OR NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day)
+              OR EXISTS (SELECT 1 FROM ledger_archives a
+                          WHERE a.month = date_trunc('month', d.day)::date AND a.state IN ('removing', 'archived')))
          AND (NOT require_partition
               OR ((EXISTS (SELECT 1 FROM ledger_partitions p
                             WHERE p.parent_table = parent AND p.month = date_trunc('month', d.day)::date)
