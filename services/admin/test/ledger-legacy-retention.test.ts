@@ -2,9 +2,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import knexFactory from 'knex';
 import pg from 'pg';
-import { createLogger, dropDatabase, ensureDatabaseExists, migrationSource, type Knex } from '@relay/shared';
+import { createLogger, dropDatabase, type Knex } from '@relay/shared';
 import { addFacts, sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/ledger/archive';
 import { legacyPartitions, type LegacyProgress } from '../src/ledger/legacy-retention';
 import { migrateLive } from '../src/ledger/live-migration';
@@ -15,7 +14,7 @@ import { runRetention, type RetentionStep } from '../src/ledger/retention';
 import { archiveStore } from '../src/ledger/store';
 import { verifyChain } from '../src/ledger/verify';
 import * as wallet from '../../wallet/src/data/transactions';
-import { fillOldLayout } from '../../wallet/test/legacy-ledger';
+import { oldLayoutDatabase, wholeMonthsSpan } from '../../wallet/test/legacy-ledger';
 import { movementRecord } from '../../wallet/test/movement-records';
 
 /**
@@ -62,13 +61,8 @@ describe('retention of the legacy partition a live migration left', () => {
     ).rows;
 
   beforeAll(async () => {
-    await ensureDatabaseExists(url);
-    db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
-    const names = (await migrationSource.getMigrations([])) as string[];
-    for (const name of names.filter((n) => n < '007')) await db.migrate.up({ migrationSource, name });
     // Four whole months before the current one, none of it in the current month.
-    const seconds = (Date.parse(`${monthsBack(0)}T00:00:00Z`) - Date.parse(`${MONTHS[0]}T00:00:00Z`)) / 1000 - 3600;
-    await fillOldLayout(db, ROUNDS, { start: `'${MONTHS[0]}T00:00:00Z'::timestamptz`, seconds });
+    db = await oldLayoutDatabase(url, ROUNDS, wholeMonthsSpan(4));
     expect((await migrateLive(url, { log: () => undefined })).state).toBe('switched');
     client = new pg.Client({ connectionString: url });
     await client.connect();

@@ -1,4 +1,5 @@
-import type { Knex } from '@relay/shared';
+import knexFactory from 'knex';
+import { ensureDatabaseExists, migrationSource, type Knex } from '@relay/shared';
 
 /** Where the old rounds lie: `start` (an SQL timestamptz expression, test-only text) and the seconds they spread over. */
 export interface OldLayoutSpan {
@@ -37,4 +38,22 @@ export async function fillOldLayout(k: Knex, rounds: number, span: OldLayoutSpan
   await k.raw(`UPDATE transactions b SET settled_by = c.id FROM transactions c
                 WHERE b.transaction_id = 'b-100' AND c.transaction_id = 'w-r-100' AND b.provider_id = c.provider_id`);
   await k.raw('VACUUM ANALYZE transactions, transaction_attempts, rounds');
+}
+
+/** A new database on the layout before 007 (migrations 001-006 only), filled by fillOldLayout. */
+export async function oldLayoutDatabase(url: string, rounds: number, span?: OldLayoutSpan): Promise<Knex> {
+  await ensureDatabaseExists(url);
+  const db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
+  const names = (await migrationSource.getMigrations([])) as string[];
+  for (const name of names.filter((n) => n < '007')) await db.migrate.up({ migrationSource, name });
+  await fillOldLayout(db, rounds, span);
+  return db;
+}
+
+/** The span of whole months from `monthsBack` months ago to the start of the current one (UTC), less an hour. */
+export function wholeMonthsSpan(monthsBack: number): OldLayoutSpan {
+  const now = new Date();
+  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - monthsBack, 1);
+  const end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  return { start: `'${new Date(start).toISOString()}'::timestamptz`, seconds: (end - start) / 1000 - 3600 };
 }
