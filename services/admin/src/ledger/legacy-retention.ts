@@ -55,7 +55,7 @@ export async function dueLegacyMonths(client: pg.ClientBase, retentionMonths: nu
     table
       ? (await client.query<{ m: string | null }>(`SELECT to_char(date_trunc('month', min(${key}) AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS m FROM "${table}"`)).rows[0].m
       : null;
-  // Through the indexes on created_at; the attempts (no such index) only when nothing else is left.
+  // Through the indexes on created_at; the attempts (a scan: BRIN does not give a min) only when nothing else is left.
   const firsts = [await first(transactions, 'created_at'), await first(rounds, 'created_at')].filter((m): m is string => m !== null);
   if (!firsts.length) {
     const orphans = await first(attempts, 'transaction_created_at');
