@@ -9,6 +9,7 @@ import * as currentRounds from '../src/data/rounds';
 import * as legacy from './legacy-release/transactions';
 import * as legacyRounds from './legacy-release/rounds';
 import { movementRecord } from './movement-records';
+import { fillOldLayout } from './legacy-ledger';
 
 /**
  * `npm run ledger -- migrate-live` (services/admin/src/ledger/live-migration.ts) moves a ledger on
@@ -37,33 +38,6 @@ async function legacyDatabase(rounds: number): Promise<{ url: string; db: Knex }
   for (const name of names.filter((n) => n < '007')) await db.migrate.up({ migrationSource, name });
   await fillOldLayout(db, rounds);
   return { url, db };
-}
-
-/** Old-layout data over the last months: a bet and a credit per round, 2 % of credits FAILED, one early settlement. */
-async function fillOldLayout(k: Knex, rounds: number): Promise<void> {
-  const step = (90 * 86400) / rounds;
-  await k.raw(`
-    INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language, status,
-                        bet_amount, bet_transaction_id, payout_amount, opened_at, settled_at, created_at, updated_at)
-    SELECT gen_random_uuid(), 'cas-' || (i % 3), 'r-' || i, 'grp-' || (i % 2), 7, 'p-' || (i % 50), 's', CASE WHEN i % 4 = 0 THEN 'USD' ELSE 'EUR' END, 'en',
-           CASE WHEN i % 50 = 0 THEN 'OPEN' ELSE 'SETTLED' END, (i % 97 + 1) / 4.0, 'b-' || i,
-           CASE WHEN i % 50 = 0 THEN NULL ELSE (i % 89) / 2.0 END, t, t, t, t
-      FROM generate_series(1, ${rounds}) i, LATERAL (SELECT now() - interval '91 days' + (i * ${step} * interval '1 second') AS t) x`);
-  await k.raw(`
-    INSERT INTO transactions (id, provider_id, transaction_id, previous_transaction_id, category, status, group_id, game_id, player_id,
-                              session_id, round_id, amount, currency, language, balance, request_fingerprint, claimed_at, completed_at, created_at, updated_at)
-    SELECT gen_random_uuid(), r.provider_id, CASE WHEN c = 'CASH_OUT' THEN r.bet_transaction_id ELSE 'w-' || r.round_id END,
-           CASE WHEN c = 'CASH_IN' THEN r.bet_transaction_id END, c,
-           CASE WHEN c = 'CASH_IN' AND r.status = 'OPEN' THEN 'FAILED' ELSE 'SUCCESS' END,
-           r.group_id, r.game_id, r.player_id, 's', r.round_id,
-           CASE WHEN c = 'CASH_OUT' THEN r.bet_amount ELSE coalesce(r.payout_amount, 1) END, r.currency, 'en', 100, 'f',
-           r.created_at, r.created_at, r.created_at + CASE WHEN c = 'CASH_IN' THEN interval '1 second' ELSE interval '0' END, r.created_at
-      FROM rounds r CROSS JOIN (VALUES ('CASH_OUT'), ('CASH_IN')) AS cats(c)`);
-  await k.raw(`INSERT INTO transaction_attempts (transaction_pk, attempt, request, outcome, started_at)
-               SELECT id, 1, json_build_object('amount', amount), status, created_at FROM transactions`);
-  await k.raw(`UPDATE transactions b SET settled_by = c.id FROM transactions c
-                WHERE b.transaction_id = 'b-100' AND c.transaction_id = 'w-r-100' AND b.provider_id = c.provider_id`);
-  await k.raw('VACUUM ANALYZE transactions, transaction_attempts, rounds');
 }
 
 const SUMS = `SELECT provider_id, currency, category, status, count(*)::int AS n, sum(amount)::text AS s FROM transactions GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`;

@@ -12,6 +12,7 @@ import * as attemptsStartedBrin from './010_attempts_started_brin';
 import * as ledgerLegacyPartition from './011_ledger_legacy_partition';
 import * as reportingSortIndexes from './012_reporting_sort_indexes';
 import * as rollupUnfinishedScope from './013_rollup_unfinished_scope';
+import * as ledgerLegacyRetention from './014_ledger_legacy_retention';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '011_ledger_legacy_partition': ledgerLegacyPartition,
   '012_reporting_sort_indexes': reportingSortIndexes,
   '013_rollup_unfinished_scope': rollupUnfinishedScope,
+  '014_ledger_legacy_retention': ledgerLegacyRetention,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -21,6 +21,7 @@ import {
 } from './archive';
 import type { ArchiveStore } from './store';
 import type { MoneyTable } from './partitions';
+import { archiveLegacyMonth, dropLegacyWhenEmpty, dueLegacyMonths, isLegacyMonth, removeLegacyChunkFiles } from './legacy-retention';
 
 /**
  * Retention (docs/ledger.md, "Retention and archives"): each whole month older than
@@ -35,6 +36,8 @@ import type { MoneyTable } from './partitions';
  *      each key's last state into transaction_keys.archived (inside the idempotency window),
  *      delete the month's keys already past it, state `archived`, DROP the partitions.
  * A month not `archived` is redone from step 1 on the next run; files are rewritten in place.
+ * Months inside the legacy partition of a live migration have no partition to drop: their rows
+ * leave in verified chunks instead (legacy-retention.ts), into the same files and chain.
  */
 
 export interface RetentionOptions {
@@ -53,9 +56,26 @@ export interface RetentionOptions {
    */
   parentLockTimeoutMs?: number;
   keyBatch?: number;
+  /** Rows per chunk of a legacy month (default 5,000): the most rows one chunk's transaction locks. */
+  legacyBatch?: number;
 }
 
-export type RetentionStep = 'registered' | 'exported-table' | 'manifest-written' | 'exported' | 'locked' | 'keys-copied' | 'dropped';
+export type RetentionStep =
+  | 'registered'
+  | 'exported-table'
+  | 'manifest-written'
+  | 'exported'
+  | 'locked'
+  | 'keys-copied'
+  | 'dropped'
+  | 'legacy-registered'
+  | 'legacy-chunk-written'
+  | 'legacy-chunk-removed'
+  | 'legacy-chunk-committed'
+  | 'legacy-files-assembled'
+  | 'legacy-manifest-written'
+  | 'legacy-archived'
+  | 'legacy-drop-locked';
 
 interface Digests {
   [table: string]: string;
@@ -79,12 +99,23 @@ export async function dueMonths(client: pg.ClientBase, retentionMonths: number):
   return rows.map((r) => r.month);
 }
 
-export async function runRetention(client: pg.Client, options: RetentionOptions): Promise<{ archived: string[]; prunedKeys: number }> {
+export async function runRetention(
+  client: pg.Client,
+  options: RetentionOptions,
+): Promise<{ archived: string[]; prunedKeys: number; droppedLegacy: boolean }> {
   const archived: string[] = [];
+  let droppedLegacy = false;
   if (options.retentionMonths !== undefined) {
-    const due = await dueMonths(client, options.retentionMonths);
     const latest = await client.query<{ month: string }>(`SELECT to_char(max(month), 'YYYY-MM-DD') AS month FROM ledger_archives WHERE state = 'archived'`);
-    const behind = due.filter((m) => latest.rows[0].month && m < latest.rows[0].month);
+    const newest = latest.rows[0].month;
+    const legacy = await dueLegacyMonths(client, options.retentionMonths);
+    const skipped = legacy.filter((m) => newest && m < newest);
+    if (skipped.length) {
+      // Archived before the legacy path existed, the chain starts after them: they stay (docs/ledger.md).
+      options.logger.warn({ months: skipped.map(monthLabel) }, 'ledger legacy months older than the chain: left in the legacy partition');
+    }
+    const due = [...new Set([...(await dueMonths(client, options.retentionMonths)), ...legacy.filter((m) => !skipped.includes(m))])].sort();
+    const behind = due.filter((m) => newest && m < newest);
     if (behind.length) {
       // The chain runs in month order: an older month archived now would not fit in it.
       throw new Error(
@@ -93,12 +124,19 @@ export async function runRetention(client: pg.Client, options: RetentionOptions)
     }
     for (const month of due) {
       // In month order, stopping at the first failure, so the chain never skips a month.
-      await archiveMonth(client, month, options);
+      if (await isLegacyMonth(client, month)) {
+        await assertNoDefaultRows(client, month);
+        await archiveLegacyMonth(client, month, options);
+      } else {
+        await archiveMonth(client, month, options);
+      }
       archived.push(monthLabel(month));
     }
+    await removeLegacyChunkFiles(client, options.store.dir);
+    droppedLegacy = await dropLegacyWhenEmpty(client, options.retentionMonths, options);
   }
   const prunedKeys = await pruneKeys(client, options.idempotencyDays, options.keyBatch ?? 10000);
-  return { archived, prunedKeys };
+  return { archived, prunedKeys, droppedLegacy };
 }
 
 export async function archiveMonth(client: pg.Client, month: string, options: RetentionOptions): Promise<void> {

@@ -102,7 +102,11 @@ async function daysToRecount(sql: Sql, limit: number): Promise<string[]> {
        SELECT u.day FROM ledger_rollup_unfinished u
          JOIN rounds r ON r.id = u.id AND r.created_at = u.created_at
         WHERE u.parent = 'rounds' AND r.status <> 'OPEN'
-     ) due ORDER BY day LIMIT ?`,
+     ) due
+     -- A month whose rows are leaving (legacy retention) or gone keeps the counts it had: a recount
+     -- would count only the rows still there (014_ledger_legacy_retention).
+     WHERE NOT EXISTS (SELECT 1 FROM ledger_archives a WHERE a.month = date_trunc('month', due.day)::date AND a.state IN ('removing', 'archived'))
+     ORDER BY day LIMIT ?`,
     [limit],
   );
   return rows.map((r) => r.day);

@@ -1,0 +1,368 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import pg from 'pg';
+import { createLogger, dropDatabase, type Knex } from '@relay/shared';
+import { addFacts, sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/ledger/archive';
+import { legacyPartitions, type LegacyProgress } from '../src/ledger/legacy-retention';
+import { migrateLive } from '../src/ledger/live-migration';
+import { partitionHealth } from '../src/ledger/partitions';
+import { restoreMonth } from '../src/ledger/restore';
+import { runRollups } from '../src/ledger/rollups';
+import { runRetention, type RetentionStep } from '../src/ledger/retention';
+import { archiveStore } from '../src/ledger/store';
+import { verifyChain } from '../src/ledger/verify';
+import * as wallet from '../../wallet/src/data/transactions';
+import { oldLayoutDatabase, wholeMonthsSpan } from '../../wallet/test/legacy-ledger';
+import { movementRecord } from '../../wallet/test/movement-records';
+
+/**
+ * Retention of a ledger migrated live (docs/ledger.md, "Months in the legacy partition"): the old
+ * tables are one [MINVALUE, bound) partition per table, holding four old months. Each month leaves
+ * in chunks into the same archive format and chain as a monthly partition; the job is killed (a
+ * throw, or its connection terminated) at every step and the next run finishes; at every point each
+ * month's rows are exactly in the database or in the chunks its registry recorded, never both,
+ * never neither. Then the chain verifies, a month restores exactly, its transactionIds still
+ * replay within the idempotency window, and once its range is past the retention the emptied
+ * legacy partition is dropped.
+ */
+const logger = createLogger({ service: 'ledger-legacy-test', level: 'silent' });
+const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+/** LEGACY_RETENTION_ROUNDS scales the old data (two transactions and attempts per round), LEGACY_RETENTION_BATCH the chunks. */
+const ROUNDS = Number(process.env.LEGACY_RETENTION_ROUNDS ?? 800);
+const BATCH = Number(process.env.LEGACY_RETENTION_BATCH ?? 150);
+const APP = `legacy-retention-${process.pid}`;
+
+const monthsBack = (n: number) => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - n, 1)).toISOString().slice(0, 10);
+};
+const MONTHS = [monthsBack(4), monthsBack(3), monthsBack(2), monthsBack(1)];
+const label = (month: string) => month.slice(0, 7);
+
+describe('retention of the legacy partition a live migration left', () => {
+  const url = `${base}/relay_legacy_retention_${process.pid}_${Date.now()}`;
+  const restoreUrl = `${url}_restore`;
+  let db: Knex;
+  let client: pg.Client;
+  let dir: string;
+  let store: ReturnType<typeof archiveStore>;
+  const before: Record<string, Record<string, TableFacts>> = {};
+  let rollupsBefore: unknown[] = [];
+  /** What the daily rollups say per month: the reports read an archived month from them. */
+  const rollupTotals = async () =>
+    (
+      await client.query(
+        `SELECT 'transactions' AS t, to_char(day, 'YYYY-MM') AS month, sum(n)::int AS n, sum(amount)::text AS amount FROM ledger_rollup_transactions GROUP BY 2
+         UNION ALL
+         SELECT 'rounds', to_char(day, 'YYYY-MM'), sum(n)::int, sum(bet_amount)::text FROM ledger_rollup_rounds GROUP BY 2 ORDER BY 1, 2`,
+      )
+    ).rows;
+
+  beforeAll(async () => {
+    // Four whole months before the current one, none of it in the current month.
+    db = await oldLayoutDatabase(url, ROUNDS, wholeMonthsSpan(4));
+    expect((await migrateLive(url, { log: () => undefined })).state).toBe('switched');
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'relay-ledger-legacy-'));
+    store = archiveStore({ LEDGER_ARCHIVE_DIR: dir, LEDGER_ARCHIVE_S3_REGION: 'us-east-1', LEDGER_ARCHIVE_S3_PREFIX: '' });
+    for (const month of MONTHS) before[month] = await monthFacts(client, month);
+    // The rollup job has counted every past day, as it would have long before retention.
+    await runRollups(db, { maxDays: 400, closeMarginMs: 0 });
+    rollupsBefore = await rollupTotals();
+    expect(rollupsBefore.length).toBe(2 * MONTHS.length);
+  }, 300000);
+
+  afterAll(async () => {
+    await client?.end();
+    await db?.destroy();
+    await dropDatabase(url).catch(() => undefined);
+    await dropDatabase(restoreUrl).catch(() => undefined);
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  async function monthFacts(c: pg.ClientBase, month: string): Promise<Record<string, TableFacts>> {
+    const facts: Record<string, TableFacts> = {};
+    for (const spec of TABLE_SPECS) facts[spec.table] = await sqlFacts(c, spec, month);
+    return facts;
+  }
+
+  /** The job on a connection of its own (as the scheduler runs it), so that a test can kill that connection. */
+  async function retention(step?: (name: RetentionStep, month: string) => void | Promise<unknown>, retentionMonths = 0) {
+    const own = new pg.Client({ connectionString: url, application_name: APP });
+    own.on('error', () => undefined);
+    await own.connect();
+    try {
+      return await runRetention(own, {
+        retentionMonths,
+        idempotencyDays: 120,
+        store,
+        logger,
+        legacyBatch: BATCH,
+        step: step as (name: RetentionStep, month: string) => Promise<void>,
+      });
+    } finally {
+      await own.end().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Every row of each month is either still in the database or in a chunk its registry recorded
+   * (or, once archived, in its manifest): the sums of both equal the month before retention.
+   */
+  async function expectEveryRowAccountedFor(): Promise<void> {
+    for (const month of MONTHS) {
+      const { rows } = await client.query<{ state: string; progress: LegacyProgress | null; manifest: Manifest | null }>(
+        `SELECT state, progress, manifest FROM ledger_archives WHERE month = $1`,
+        [month],
+      );
+      const inDb = await monthFacts(client, month);
+      for (const spec of TABLE_SPECS) {
+        const elsewhere: TableFacts =
+          rows[0]?.state === 'archived'
+            ? { rows: rows[0].manifest!.tables[spec.table].rows, sums: rows[0].manifest!.tables[spec.table].sums }
+            : (rows[0]?.progress?.facts[spec.table] ?? { rows: 0, sums: [] });
+        expect({ month, table: spec.table, ...addFacts(spec, inDb[spec.table], elsewhere) }).toEqual({ month, table: spec.table, ...before[month][spec.table] });
+      }
+    }
+  }
+
+  const killConnection = () => client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [APP]);
+
+  it('When money calls hold rows of the month being removed, then the job goes around them without making them wait, and takes them, as changed, once released', async () => {
+    const month = MONTHS[0];
+    // A money call mid-way on a transaction of the month (a takeover: its row locked), and another
+    // finishing an attempt of a second one (the attempt locked first, as markFailed does).
+    const ids = (await client.query(`SELECT id, transaction_id FROM transactions WHERE created_at >= $1 AND created_at < $2 ORDER BY created_at DESC LIMIT 2 OFFSET 10`, [month, MONTHS[1]])).rows;
+    const calls = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+    for (const c of calls) await c.connect();
+    const chunks: number[] = [];
+    // Three months of retention: only the oldest month is due. The calls start as the job starts on the month.
+    const job = retention(async (name) => {
+      if (name === 'legacy-chunk-committed') chunks.push(Date.now());
+      if (name !== 'legacy-registered') return;
+      for (const c of calls) await c.query('BEGIN');
+      await calls[0].query(`UPDATE transactions SET error_message = 'changed while archiving' WHERE id = $1`, [ids[0].id]);
+      await calls[1].query(`UPDATE transaction_attempts SET casino_body = 'finished while archiving' WHERE transaction_pk = $1`, [ids[1].id]);
+    }, 3);
+    // Chunks commit while both calls still hold their rows (a job waiting for them would commit none).
+    let failed: unknown = null;
+    job.catch((err) => (failed = err));
+    for (let i = 0; i < 600 && !chunks.length && !failed; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect({ failed, chunks: chunks.length > 0 }).toEqual({ failed: null, chunks: true });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Neither call waited for the job: each can still write and commit at once.
+    const started = Date.now();
+    await calls[0].query(`UPDATE transactions SET updated_at = now() WHERE id = $1`, [ids[0].id]);
+    await calls[1].query(`UPDATE transactions SET error_message = 'finished while archiving' WHERE id = $1`, [ids[1].id]);
+    for (const c of calls) await c.query('COMMIT');
+    // At most one chunk's transaction (it holds a passed-over transaction until it commits), never the job.
+    expect(Date.now() - started).toBeLessThan(1500);
+    for (const c of calls) await c.end();
+
+    expect((await job).archived).toEqual([label(month)]);
+    expect(await monthFacts(client, month)).toEqual({
+      transactions: { rows: 0, sums: [] },
+      transaction_attempts: { rows: 0, sums: [] },
+      rounds: { rows: 0, sums: [] },
+    });
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, label(month), 'manifest.json'), 'utf8')) as Manifest;
+    for (const spec of TABLE_SPECS) expect({ rows: manifest.tables[spec.table].rows, sums: manifest.tables[spec.table].sums }).toEqual(before[month][spec.table]);
+    const archived = gunzipSync(await fs.readFile(path.join(dir, label(month), 'transactions.csv.gz'))).toString();
+    expect(archived).toContain('changed while archiving');
+    expect(gunzipSync(await fs.readFile(path.join(dir, label(month), 'transaction_attempts.csv.gz'))).toString()).toContain('finished while archiving');
+    expect(archived.split('\n').filter((line) => line.includes(ids[0].id))).toHaveLength(1);
+  }, 120000);
+
+  it('When the job is killed at every step of a legacy month, then no row is lost or duplicated and the next run finishes each month exactly', async () => {
+    expect(before[MONTHS[0]].transactions.rows).toBeGreaterThan(2 * BATCH);
+    const kills: { at: RetentionStep; nth: number; how: 'throw' | 'connection' }[] = [
+      { at: 'legacy-registered', nth: 1, how: 'throw' },
+      { at: 'legacy-chunk-written', nth: 1, how: 'throw' },
+      { at: 'legacy-chunk-removed', nth: 1, how: 'throw' },
+      { at: 'legacy-chunk-committed', nth: 3, how: 'throw' },
+      { at: 'legacy-chunk-written', nth: 2, how: 'connection' },
+      { at: 'legacy-chunk-removed', nth: 2, how: 'connection' },
+      { at: 'legacy-files-assembled', nth: 1, how: 'throw' },
+      { at: 'legacy-manifest-written', nth: 1, how: 'throw' },
+      { at: 'legacy-archived', nth: 1, how: 'throw' },
+      // A later month, half removed, its connection killed between chunks.
+      { at: 'legacy-chunk-committed', nth: 2, how: 'connection' },
+    ];
+    const states = async () =>
+      (await client.query<{ month: string; state: string; chunks: number }>(
+        `SELECT to_char(month, 'YYYY-MM-DD') AS month, state, (progress->>'chunks')::int AS chunks FROM ledger_archives ORDER BY month`,
+      )).rows;
+    for (const kill of kills) {
+      let seen = 0;
+      const run = retention(async (name) => {
+        if (name !== kill.at || (seen += 1) !== kill.nth) return;
+        if (kill.how === 'throw') throw new Error(`killed at ${kill.at}`);
+        await killConnection();
+      });
+      await expect(run).rejects.toThrow(kill.how === 'throw' ? `killed at ${kill.at}` : /terminat|Connection/i);
+      await expectEveryRowAccountedFor();
+    }
+    // The kills went through more than one month; the last one left a month half removed.
+    const half = (await states()).filter((s) => s.state !== 'archived');
+    expect(half[0]).toMatchObject({ state: 'removing' });
+    expect(half[0].chunks).toBeGreaterThan(0);
+    expect(half[0].month > MONTHS[0]).toBe(true);
+
+    // Meanwhile the current month's money calls go on (a claim every 20 ms, into the legacy
+    // partition itself: its range still holds this month), and are timed.
+    const probe = { running: true, ms: [] as number[] };
+    const probing = (async () => {
+      for (let i = 0; probe.running; i += 1) {
+        const t = Date.now();
+        const bet = movementRecord({ providerId: 'cas-probe', groupId: 'grp-0', gameId: 7, playerId: 'p-probe' }, 'CASH_OUT', `probe-${i}`, `probe-r-${i}`);
+        expect(await wallet.claimTransaction(db, bet, { amount: 10 })).not.toBeNull();
+        probe.ms.push(Date.now() - t);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const commits: { at: number; month: string }[] = [];
+    const t0 = Date.now();
+    const result = await retention((name, month) => void (name === 'legacy-chunk-committed' && commits.push({ at: Date.now(), month })));
+    const ms = Date.now() - t0;
+    probe.running = false;
+    await probing;
+    // Between two commits of one month: one chunk's transaction, its row locks included.
+    const chunkMs = commits.slice(1).flatMap((c, i) => (c.month === commits[i].month ? [c.at - commits[i].at] : [])).sort((a, b) => a - b);
+    const calls = [...probe.ms].sort((a, b) => a - b);
+    console.log(
+      `legacy retention of ${result.archived.length} months (${ROUNDS} old rounds in all): ${commits.length} chunks of at most ${BATCH} rows in ${ms} ms; ` +
+        `one chunk's transaction: p50 ${chunkMs[Math.floor(chunkMs.length / 2)]} ms, max ${chunkMs.at(-1)} ms; ` +
+        `current-month claims meanwhile: ${calls.length}, p50 ${calls[Math.floor(calls.length / 2)]} ms, max ${calls.at(-1)} ms`,
+    );
+    // The job never made them wait for it (a wait for the job would be the whole run).
+    expect(calls.at(-1)).toBeLessThan(Math.max(2000, ms / 2));
+    await client.query(`DELETE FROM transaction_attempts WHERE transaction_pk IN (SELECT id FROM transactions WHERE provider_id = 'cas-probe')`);
+    await client.query(`DELETE FROM transactions WHERE provider_id = 'cas-probe'`);
+    await client.query(`DELETE FROM transaction_keys WHERE provider_id = 'cas-probe'`);
+    expect(result.archived).toEqual(MONTHS.filter((m) => m >= half[0].month).map(label));
+    // Its range reaches past the current month: the legacy partition stays (empty of old months).
+    expect(result.droppedLegacy).toBe(false);
+    await expectEveryRowAccountedFor();
+    const { rows } = await client.query(`SELECT to_char(month, 'YYYY-MM-DD') AS month, state FROM ledger_archives ORDER BY month`);
+    expect(rows).toEqual(MONTHS.map((month) => ({ month, state: 'archived' })));
+    for (const month of MONTHS) {
+      const left = await monthFacts(client, month);
+      for (const spec of TABLE_SPECS) expect(left[spec.table].rows).toBe(0);
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, label(month), 'manifest.json'), 'utf8')) as Manifest;
+      for (const spec of TABLE_SPECS) {
+        expect({ rows: manifest.tables[spec.table].rows, sums: manifest.tables[spec.table].sums }).toEqual(before[month][spec.table]);
+      }
+      await expect(fs.stat(path.join(dir, label(month), 'parts'))).rejects.toThrow();
+    }
+    // Keys: past the window gone with their month, inside it each keeps its record's last state.
+    const keys = await client.query(
+      `SELECT count(*) FILTER (WHERE created_at < now() - interval '120 days')::int AS past,
+              count(*) FILTER (WHERE archived IS NULL)::int AS bare, count(*)::int AS kept
+         FROM transaction_keys WHERE created_at < $1`,
+      [monthsBack(0)],
+    );
+    expect(keys.rows[0]).toMatchObject({ past: 0, bare: 0 });
+    expect(keys.rows[0].kept).toBeGreaterThan(0);
+    expect((await retention()).archived).toEqual([]);
+  }, 300000);
+
+  it('When a day of an archived legacy month is marked stale, then the rollup job keeps its counts (reports still cover it) and the lists count it live', async () => {
+    const day = `${MONTHS[1].slice(0, 8)}15`;
+    await client.query(`INSERT INTO rollup_stale_days (day) VALUES ($1) ON CONFLICT DO NOTHING`, [day]);
+    const run = await runRollups(db, { maxDays: 400, closeMarginMs: 0 });
+    expect(run!.recounted).not.toContain(day);
+    expect(await rollupTotals()).toEqual(rollupsBefore);
+    const usable = async (requirePartition: boolean) =>
+      (
+        await client.query(`SELECT count(*)::int AS n FROM ledger_rollup_days_usable('transactions', $1::timestamptz, $2::timestamptz, $3)`, [
+          `${MONTHS[1]}T00:00:00Z`,
+          `${MONTHS[2]}T00:00:00Z`,
+          requirePartition,
+        ])
+      ).rows[0].n;
+    // Reports (no partition needed): every day of the month, the stale one too; lists: none (the rows are gone).
+    expect(await usable(false)).toBe((Date.parse(MONTHS[2]) - Date.parse(MONTHS[1])) / 86_400_000);
+    expect(await usable(true)).toBe(0);
+    await client.query(`DELETE FROM rollup_stale_days WHERE day = $1`, [day]);
+  });
+
+  it('When the chain of the legacy months is verified, then it is intact, and an edited chunk of it is caught', async () => {
+    expect(await verifyChain(client, store, { deep: true })).toEqual({ months: MONTHS.map(label), problems: [] });
+    const file = path.join(dir, label(MONTHS[1]), 'rounds.csv.gz');
+    const original = await fs.readFile(file);
+    await fs.writeFile(file, Buffer.concat([original, Buffer.from([0])]));
+    expect((await verifyChain(client, store)).problems.join('\n')).toMatch(/rounds: sha256 .* differs/);
+    await fs.writeFile(file, original);
+  });
+
+  it('When a legacy month is restored into another database, then its counts and sums are those before retention, row for row', async () => {
+    const month = MONTHS[2];
+    const report = await restoreMonth(store, label(month), restoreUrl);
+    expect(report.tables).toEqual(before[month]);
+    const target = new pg.Client({ connectionString: restoreUrl });
+    await target.connect();
+    try {
+      expect(await monthFacts(target, month)).toEqual(before[month]);
+      // Row for row: every attempt has its transaction, every transactionId is the month's.
+      const orphans = await target.query(`SELECT count(*)::int AS n FROM transaction_attempts a WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = a.transaction_pk)`);
+      expect(orphans.rows[0].n).toBe(0);
+      const ids = (await target.query(`SELECT transaction_id FROM transactions ORDER BY 1`)).rows.map((r) => r.transaction_id);
+      expect(new Set(ids).size).toBe(before[month].transactions.rows);
+    } finally {
+      await target.end();
+    }
+  });
+
+  it('When a transactionId of an archived legacy month is repeated within the window, then a SUCCESS replays its stored balance instead of being claimed again', async () => {
+    const month = MONTHS[2];
+    const { rows } = await client.query(
+      `SELECT provider_id, transaction_id, archived->>'status' AS status, archived->>'player_id' AS player_id, archived->>'group_id' AS group_id
+         FROM transaction_keys WHERE created_at >= $1 AND created_at < $2 ORDER BY archived->>'status' DESC, transaction_id`,
+      [month, MONTHS[3]],
+    );
+    const success = rows.find((r) => r.status === 'SUCCESS')!;
+    const found = await wallet.findTransaction(db, success.provider_id, success.transaction_id);
+    expect(found).toMatchObject({ status: 'SUCCESS', archived: true, balance: '100.00' });
+    const repeat = movementRecord({ providerId: success.provider_id, groupId: success.group_id, gameId: 7, playerId: success.player_id }, 'CASH_OUT', success.transaction_id, 'r-x');
+    const answer = await wallet.claimOrFindTransaction(db, repeat, { amount: 1 });
+    expect(answer).toEqual({ existing: expect.objectContaining({ status: 'SUCCESS', archived: true, balance: '100.00' }) });
+  });
+
+  it('When the legacy range is past the retention and empty, then the job drops it; a FAILED transactionId of it is then revived into the current month', async () => {
+    expect(await legacyPartitions(client)).not.toBeNull();
+    // Test-only: time passes. The legacy partitions' bound moves back to the start of this month
+    // (they hold nothing from it on), as if the months up to it had gone by; this month gets its own.
+    for (const table of ['transactions', 'transaction_attempts', 'rounds']) {
+      await client.query(`ALTER TABLE ${table} DETACH PARTITION ${table}_legacy`);
+      await client.query(`ALTER TABLE ${table} ATTACH PARTITION ${table}_legacy FOR VALUES FROM (MINVALUE) TO ('${monthsBack(0)}T00:00:00Z')`);
+    }
+    await client.query('SELECT ledger_ensure_partitions(3)');
+    // This month is not due; the whole legacy range (before it) is, and holds nothing.
+    const kept = await retention(undefined, 0);
+    expect(kept).toMatchObject({ archived: [], droppedLegacy: true });
+    expect(await legacyPartitions(client)).toBeNull();
+    const left = await client.query(`SELECT count(*)::int AS n FROM pg_class WHERE relname LIKE '%\\_legacy'`);
+    expect(left.rows[0].n).toBe(0);
+    expect(await verifyChain(client, store, { deep: true })).toEqual({ months: MONTHS.map(label), problems: [] });
+    const health = await partitionHealth((sql) => client.query(sql));
+    expect(health.monthsAhead).toEqual({ transactions: 3, transaction_attempts: 3, rounds: 3 });
+
+    // A credit the casino refused in an archived legacy month (its round left OPEN), repeated: revived, attempt 2.
+    const { rows } = await client.query(
+      `SELECT provider_id, transaction_id, archived->>'player_id' AS player_id, archived->>'group_id' AS group_id, (archived->>'attempt')::int AS attempt
+         FROM transaction_keys WHERE archived->>'status' = 'FAILED' AND created_at >= $1 AND created_at < $2 LIMIT 1`,
+      [MONTHS[2], MONTHS[3]],
+    );
+    expect(rows[0].attempt).toBe(1);
+    const existing = await wallet.findTransaction(db, rows[0].provider_id, rows[0].transaction_id);
+    expect(existing).toMatchObject({ status: 'FAILED', archived: true });
+    const owner = { providerId: rows[0].provider_id, groupId: rows[0].group_id, gameId: 7, playerId: rows[0].player_id };
+    const claim = await wallet.takeOverTransaction(db, existing!, movementRecord(owner, 'CASH_IN', rows[0].transaction_id, 'r-revived'), { amount: 1 }, 30);
+    expect(claim).toMatchObject({ attempt: 2 });
+    const revived = await client.query(`SELECT tableoid::regclass::text AS part FROM transactions WHERE id = $1`, [claim!.pk]);
+    expect(revived.rows[0].part).toBe(`transactions_p${monthsBack(0).slice(0, 4)}_${monthsBack(0).slice(5, 7)}`);
+  }, 120000);
+});
