@@ -54,6 +54,9 @@ export async function catchUpRollups(url: string): Promise<{ days: number; secon
       days += run.rolled.length + run.recounted.length;
       if (!run.rolled.length && !run.recounted.length) break;
     }
+    // Fresh statistics, as autovacuum's analyze gives a production database soon after the job
+    // has filled the rollups (the planner otherwise guesses a few rows per table).
+    if (days) await db.raw('ANALYZE ledger_rollup_days, ledger_rollup_transactions, ledger_rollup_rounds, ledger_rollup_players, ledger_rollup_unfinished');
   } finally {
     await db.destroy();
   }
