@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createIndexes, dropIndexes, type PartitionedIndex } from './partitioned-index';
 
 /**
  * Indexes in the order the reporting and back-office lists sort (issue 17), so that a sort's first
@@ -20,17 +21,7 @@ import type { Knex } from 'knex';
  */
 export const config = { transaction: false };
 
-interface SortIndex {
-  table: 'transactions' | 'rounds';
-  name: string;
-  /** Short suffix of the partitions' own index names. */
-  suffix: string;
-  definition: string;
-  /** The index this one replaces, dropped once it is valid. */
-  replaces?: { name: string; definition: string };
-}
-
-const INDEXES: SortIndex[] = [
+const INDEXES: PartitionedIndex[] = [
   {
     table: 'transactions',
     name: 'transactions_group_completed_nl',
@@ -53,51 +44,10 @@ const INDEXES: SortIndex[] = [
   },
 ];
 
-async function partitionsOf(knex: Knex, table: string): Promise<string[]> {
-  const { rows } = await knex.raw<{ rows: { name: string }[] }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = ?::regclass ORDER BY c.relname`,
-    [table],
-  );
-  return rows.map((r) => r.name);
-}
-
-/** The index of `partition` already attached to `parentIndex`, if any. */
-async function attachedIndex(knex: Knex, parentIndex: string, partition: string): Promise<string | null> {
-  const { rows } = await knex.raw<{ rows: { name: string }[] }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_index x ON x.indexrelid = c.oid
-      WHERE i.inhparent = ?::regclass AND x.indrelid = ?::regclass`,
-    [parentIndex, partition],
-  );
-  return rows[0]?.name ?? null;
-}
-
-async function buildOnPartitions(knex: Knex, index: SortIndex): Promise<void> {
-  await knex.raw(`CREATE INDEX IF NOT EXISTS ${index.name} ON ONLY ${index.table} ${index.definition}`);
-  for (const partition of await partitionsOf(knex, index.table)) {
-    if (await attachedIndex(knex, index.name, partition)) continue;
-    const own = `${partition}_${index.suffix}`.slice(0, 63);
-    // A CONCURRENTLY build interrupted part way leaves an invalid index: build it again.
-    const { rows } = await knex.raw<{ rows: { valid: boolean }[] }>(
-      `SELECT x.indisvalid AS valid FROM pg_class c JOIN pg_index x ON x.indexrelid = c.oid WHERE c.relname = ?`,
-      [own],
-    );
-    if (rows[0] && !rows[0].valid) await knex.raw(`DROP INDEX CONCURRENTLY IF EXISTS ${own}`);
-    await knex.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${own} ON ${partition} ${index.definition}`);
-    await knex.raw(`ALTER INDEX ${index.name} ATTACH PARTITION ${own}`);
-  }
-}
-
 export async function up(knex: Knex): Promise<void> {
-  for (const index of INDEXES) {
-    await buildOnPartitions(knex, index);
-    if (index.replaces) await knex.raw(`DROP INDEX IF EXISTS ${index.replaces.name}`);
-  }
+  await createIndexes(knex, INDEXES);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const index of INDEXES) {
-    if (index.replaces) await knex.raw(`CREATE INDEX IF NOT EXISTS ${index.replaces.name} ON ${index.table} ${index.replaces.definition}`);
-    await knex.raw(`DROP INDEX IF EXISTS ${index.name}`);
-  }
+  await dropIndexes(knex, INDEXES);
 }

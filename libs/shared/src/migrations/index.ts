@@ -13,6 +13,7 @@ import * as ledgerLegacyPartition from './011_ledger_legacy_partition';
 import * as reportingSortIndexes from './012_reporting_sort_indexes';
 import * as rollupUnfinishedScope from './013_rollup_unfinished_scope';
 import * as ledgerLegacyRetention from './014_ledger_legacy_retention';
+import * as statusCreatedIndex from './015_status_created_index';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '012_reporting_sort_indexes': reportingSortIndexes,
   '013_rollup_unfinished_scope': rollupUnfinishedScope,
   '014_ledger_legacy_retention': ledgerLegacyRetention,
+  '015_status_created_index': statusCreatedIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
