@@ -108,13 +108,17 @@ const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
  * ledger's column names: the filter columns come from the unfinished list, the rest from the live
  * row. A simple subquery, so PostgreSQL pulls it up and the caller's filter on studio, casino,
  * game, currency or category narrows the list (by its indexes) before any live row is looked up.
+ * The studio is also part of the join (a row's studio is the list's: only a takeover rewrites it, and
+ * its day is then stale, not usable): the planner then knows the live rows' studio too, and reads a
+ * status filter's live side from the (group_id, status, created_at) index instead of every
+ * unsettled row of every studio.
  */
 function unfinishedRows(read: Knex, spec: SourceSpec): Knex.Raw {
   const { table } = spec;
   const kept = UNFINISHED_KEPT[table].map((c) => `u.${c}`);
   const live = LIVE_COLUMNS[table].map((c) => `l.${c}`);
   return read.raw(`(SELECT ${[...kept, ...live].join(', ')} FROM ledger_rollup_unfinished u
-      JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at
+      JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at AND l.group_id = u.group_id
      WHERE u.parent = ? AND u.day IN (?)) AS t`, [table, usableDays(read, spec)]);
 }
 
@@ -154,7 +158,7 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
     // rewrites the columns the list keeps).
     ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished as t').where('t.parent', table).whereRaw('t.day IN (?)', [usableDays(read, spec)]), 't'), dims,
       (d) => dimOfRow(d, 't'), COUNT_ONLY[table])
-    : selectDims(read, spec.narrow(read(unfinishedRows(read, spec)), 't'), dims, (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
+    : selectDims(read, spec.narrow(read(unfinishedRows(read, spec)), 't'), dims, (d) => dimOfRow(d, 't'), countOnly ? COUNT_ONLY[table] : SUMS[table].rows('t'));
   const live = selectDims(read, spec.narrow(read(`${table} as t`), 't').whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi'), dims,
     (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, spec, live)]);
