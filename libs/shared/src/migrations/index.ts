@@ -14,6 +14,7 @@ import * as reportingSortIndexes from './012_reporting_sort_indexes';
 import * as rollupUnfinishedScope from './013_rollup_unfinished_scope';
 import * as ledgerLegacyRetention from './014_ledger_legacy_retention';
 import * as statusCreatedIndex from './015_status_created_index';
+import * as casinoTimeIndexes from './016_casino_time_indexes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '013_rollup_unfinished_scope': rollupUnfinishedScope,
   '014_ledger_legacy_retention': ledgerLegacyRetention,
   '015_status_created_index': statusCreatedIndex,
+  '016_casino_time_indexes': casinoTimeIndexes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
