@@ -100,9 +100,9 @@ async function main(): Promise<void> {
     ['search transactions: one casino, one day', `/money/transactions?${q({ providerId: largest, from: dayStart, to: dayEnd })}`, totalsFrom],
     ['search transactions: one casino, one month', `/money/transactions?${q({ providerId: largest, from: `${monthFrom}T00:00:00Z`, to: dayEnd })}`, totalsFrom],
     ['search transactions: failed cash-ins', `/money/transactions?${q({ category: 'CASH_IN', status: 'FAILED' })}`, totalsFrom],
-    ['search transactions: one studio, pending, one day', `/money/transactions?${q({ groupId: groupId(1), status: 'PENDING', from: dayStart, to: dayEnd })}`, totalsFrom],
+    ['search transactions: one studio, pending, one day', `/money/transactions?${q({ groupId: groupId(1), status: 'PENDING', from: dayStart, to: dayEnd })}`, 'live (unfinished status)'],
     ['search transactions: one player, amount range', `/money/transactions?${q({ playerId: 'player-4242', amountMin: '10', amountMax: '50' })}`, 'live (player filter)'],
-    ['search rounds: open rounds of one studio', `/money/rounds?${q({ groupId: groupId(1), status: 'OPEN' })}`, totalsFrom],
+    ['search rounds: open rounds of one studio', `/money/rounds?${q({ groupId: groupId(1), status: 'OPEN' })}`, 'live (unfinished status)'],
     ['search rounds: one casino and currency, one day', `/money/rounds?${q({ providerId: largest, currency: 'GBP', from: dayStart, to: dayEnd })}`, totalsFrom],
     // The sorts without an index of their own: the day's rows of the casino are read and sorted.
     ['search transactions: one casino, one day, largest amount first', `/money/transactions?${q({ providerId: largest, from: dayStart, to: dayEnd, sortBy: 'amount' })}`, totalsFrom],
