@@ -128,6 +128,27 @@ export async function sha256File(file: string): Promise<string> {
 
 export const sha256Text = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * Writes a month's manifest durably in dir, chained to the last archived month before it (its
+ * manifest's sha256), and returns its text (the caller records it and its sha256 with the month).
+ */
+export async function writeChainedManifest(client: pg.ClientBase, dir: string, month: string, label: string, tables: Manifest['tables']): Promise<string> {
+  const previous = await client.query<{ manifest_sha256: string }>(
+    `SELECT manifest_sha256 FROM ledger_archives WHERE state = 'archived' AND month < $1 ORDER BY month DESC LIMIT 1`,
+    [month],
+  );
+  const manifest: Manifest = {
+    format: 1,
+    month: label,
+    created_at: new Date().toISOString(),
+    previous_manifest_sha256: previous.rows[0]?.manifest_sha256 ?? null,
+    tables,
+  };
+  const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  await writeDurably(path.join(dir, MANIFEST), (tmp) => fs.writeFile(tmp, text));
+  return text;
+}
+
 /** COPY of one month of one table into a gzip file (streamed, constant memory). */
 export async function exportTable(client: pg.ClientBase, spec: TableSpec, month: string, file: string): Promise<void> {
   const from = monthRows(spec, month).sql;

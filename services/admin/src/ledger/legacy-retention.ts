@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import type pg from 'pg';
-import { compareFacts, fileFacts, fileName, MANIFEST, monthLabel, monthRange, sha256File, sha256Text, writeDurably, type Manifest, type ManifestTable } from './archive';
+import { compareFacts, fileFacts, fileName, MANIFEST, monthLabel, monthRange, sha256File, sha256Text, writeChainedManifest, writeDurably, type ManifestTable } from './archive';
 import { drain, headerLine, partName, spec, type Kind, type LegacyProgress } from './legacy-chunks';
 import { MONEY_TABLES, type MoneyTable } from './partitions';
 import type { RetentionOptions } from './retention';
@@ -174,19 +174,7 @@ async function assemble(client: pg.Client, month: string, progress: LegacyProgre
   }
   await options.step?.('legacy-files-assembled', label);
 
-  const previous = await client.query<{ manifest_sha256: string }>(
-    `SELECT manifest_sha256 FROM ledger_archives WHERE state = 'archived' AND month < $1 ORDER BY month DESC LIMIT 1`,
-    [month],
-  );
-  const manifest: Manifest = {
-    format: 1,
-    month: label,
-    created_at: new Date().toISOString(),
-    previous_manifest_sha256: previous.rows[0]?.manifest_sha256 ?? null,
-    tables,
-  };
-  const text = `${JSON.stringify(manifest, null, 2)}\n`;
-  await writeDurably(path.join(dir, MANIFEST), (tmp) => fs.writeFile(tmp, text));
+  const text = await writeChainedManifest(client, dir, month, label, tables);
   await options.step?.('legacy-manifest-written', label);
   await options.store.publish(label, [...MONEY_TABLES.map((t) => fileName(t)), MANIFEST]);
   await client.query(

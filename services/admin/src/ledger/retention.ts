@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -14,9 +13,8 @@ import {
   sha256Text,
   sqlFacts,
   TABLE_SPECS,
-  writeDurably,
+  writeChainedManifest,
   monthRange,
-  type Manifest,
   type ManifestTable,
 } from './archive';
 import type { ArchiveStore } from './store';
@@ -216,19 +214,7 @@ async function exportMonth(client: pg.Client, month: string, options: RetentionO
     if (problems.length) throw new Error(`archive file does not match the database: ${problems.join('; ')}`);
   }
 
-  const previous = await client.query<{ manifest_sha256: string }>(
-    `SELECT manifest_sha256 FROM ledger_archives WHERE state = 'archived' AND month < $1 ORDER BY month DESC LIMIT 1`,
-    [month],
-  );
-  const manifest: Manifest = {
-    format: 1,
-    month: label,
-    created_at: new Date().toISOString(),
-    previous_manifest_sha256: previous.rows[0]?.manifest_sha256 ?? null,
-    tables,
-  };
-  const text = `${JSON.stringify(manifest, null, 2)}\n`;
-  await writeDurably(path.join(dir, MANIFEST), (tmp) => fs.writeFile(tmp, text));
+  const text = await writeChainedManifest(client, dir, month, label, tables);
   await options.step?.('manifest-written', label);
   await options.store.publish(label, [...TABLE_SPECS.map((s) => fileName(s.table)), MANIFEST]);
   await client.query(
