@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { dropDatabase, ensureDatabaseExists, migrateToLatest, migrationSource, runPrepared, type Knex } from '@relay/shared';
 import { claimStatement, findStatement } from '../src/data/transactions';
+import { fillOldLayout } from './legacy-ledger';
 import { movementRecord } from './movement-records';
 
 /**
@@ -16,33 +17,6 @@ let db: Knex;
 
 const ROUNDS = 3000;
 
-/** Old-layout data over four months: a bet and a credit per round, 2 % of credits FAILED, one early settlement. */
-async function fillOldLayout(k: Knex): Promise<void> {
-  await k.raw(`
-    INSERT INTO rounds (id, provider_id, round_id, group_id, game_id, player_id, session_id, currency, language, status,
-                        bet_amount, bet_transaction_id, payout_amount, opened_at, settled_at, created_at, updated_at)
-    SELECT gen_random_uuid(), 'cas-' || (i % 3), 'r-' || i, 'grp-' || (i % 2), 7, 'p-' || (i % 50), 's', CASE WHEN i % 4 = 0 THEN 'USD' ELSE 'EUR' END, 'en',
-           CASE WHEN i % 50 = 0 THEN 'OPEN' ELSE 'SETTLED' END, (i % 97 + 1) / 4.0, 'b-' || i,
-           CASE WHEN i % 50 = 0 THEN NULL ELSE (i % 89) / 2.0 END,
-           t, t, t, t
-      FROM generate_series(1, ${ROUNDS}) i, LATERAL (SELECT timestamptz '2026-08-01 00:00:00+00' + (i * interval '1 hour') AS t) x`);
-  await k.raw(`
-    INSERT INTO transactions (id, provider_id, transaction_id, previous_transaction_id, category, status, group_id, game_id, player_id,
-                              session_id, round_id, amount, currency, language, balance, request_fingerprint, claimed_at, completed_at, created_at, updated_at)
-    SELECT gen_random_uuid(), r.provider_id, CASE WHEN c = 'CASH_OUT' THEN r.bet_transaction_id ELSE 'w-' || r.round_id END,
-           CASE WHEN c = 'CASH_IN' THEN r.bet_transaction_id END, c,
-           CASE WHEN c = 'CASH_IN' AND r.status = 'OPEN' THEN 'FAILED' ELSE 'SUCCESS' END,
-           r.group_id, r.game_id, r.player_id, 's', r.round_id,
-           CASE WHEN c = 'CASH_OUT' THEN r.bet_amount ELSE coalesce(r.payout_amount, 1) END, r.currency, 'en', 100, 'f',
-           r.created_at, r.created_at, r.created_at + CASE WHEN c = 'CASH_IN' THEN interval '1 second' ELSE interval '0' END, r.created_at
-      FROM rounds r CROSS JOIN (VALUES ('CASH_OUT'), ('CASH_IN')) AS cats(c)`);
-  await k.raw(`INSERT INTO transaction_attempts (transaction_pk, attempt, request, outcome, started_at)
-               SELECT id, 1, json_build_object('amount', amount), status, created_at FROM transactions WHERE status <> 'PENDING'`);
-  // A bet settled early by its credit (003_early_settlement): the credit's created_at must follow it.
-  await k.raw(`UPDATE transactions b SET settled_by = c.id FROM transactions c
-                WHERE b.transaction_id = 'b-100' AND c.transaction_id = 'w-r-100' AND b.provider_id = c.provider_id`);
-}
-
 const SUMS = `SELECT provider_id, currency, category, count(*)::int AS n, sum(amount)::text AS s FROM transactions GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
 const ROUND_SUMS = `SELECT provider_id, currency, status, count(*)::int AS n, sum(bet_amount)::text AS bets, sum(payout_amount)::text AS payouts FROM rounds GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
 
@@ -53,7 +27,8 @@ beforeAll(async () => {
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
   const names = (await migrationSource.getMigrations([])) as string[];
   for (const name of names.filter((n) => n < '007')) await db.migrate.up({ migrationSource, name });
-  await fillOldLayout(db);
+  // A round an hour from 2026-08-01: four months of old-layout data.
+  await fillOldLayout(db, ROUNDS, { start: `timestamptz '2026-08-01 00:00:00+00'`, seconds: ROUNDS * 3600 });
   before = {
     sums: (await db.raw(SUMS)).rows,
     rounds: (await db.raw(ROUND_SUMS)).rows,
