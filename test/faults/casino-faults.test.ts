@@ -14,9 +14,9 @@ import { scenarioIt, Tally } from './support/reliability';
  * a short CASINO_TIMEOUT_MS. After each scenario the game repeats the request with the same
  * transactionId, and the relay's records and the casino's journal must agree exactly.
  */
-const TIMEOUT_MS = 400;
-const JUST_UNDER = 260;
-const JUST_OVER = 560;
+const TIMEOUT_MS = 1000;
+const JUST_UNDER = 500;
+const JUST_OVER = 1160;
 
 const FAULTS: [string, Fault][] = [
   ['an answer just under the time-out', { kind: 'delay', ms: JUST_UNDER }],

@@ -9,7 +9,7 @@ import { adminDelete, adminPut } from '../../../test/provision';
  * that game and currency, the caller owns the game, and the casino just confirmed the player's
  * token with exactly one balance call. Every failure is an envelope error.
  */
-const CASINO_TIMEOUT_MS = 300;
+const CASINO_TIMEOUT_MS = 1000;
 let p: TestPlatform;
 let sandbox: CasinoSandbox;
 let g: GameWorld;

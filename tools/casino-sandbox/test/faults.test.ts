@@ -3,7 +3,7 @@ import { startCasinoSandbox, type CasinoSandbox } from '@relay/casino-sandbox';
 import { SECRET, balanceBody, creditBody, debitBody, wallet } from './support';
 
 const P = 'sbx-faults-casino';
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 1000;
 let sandbox: CasinoSandbox;
 let client: CasinoClient;
 

@@ -51,7 +51,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   walletUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/casino/wallet/`;
   const destination = new Writable({ write: (chunk, _enc, cb) => (logLines.push(String(chunk)), cb()) });
-  client = new CasinoClient({ timeoutMs: 300, metrics, logger: createLogger({ service: 'test', level: 'debug', destination }) });
+  client = new CasinoClient({ timeoutMs: 1000, metrics, logger: createLogger({ service: 'test', level: 'debug', destination }) });
 });
 
 beforeEach(() => {
