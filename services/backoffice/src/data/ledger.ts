@@ -65,7 +65,20 @@ export function scopedLedger(read: Knex, table: LedgerTable, scope: OperatorScop
   if (filter.from) q.where(`${table}.created_at`, '>=', filter.from);
   // Stored times carry microseconds, the API shows milliseconds: "to" includes its whole millisecond.
   if (filter.to) q.where(`${table}.created_at`, '<', new Date(filter.to.getTime() + 1));
+  if (filter.playerId !== undefined && filter.groupId === undefined && scope.type !== 'studio') everyStudio(read, q, table);
   return q;
+}
+
+/**
+ * A player's records whatever the studio: the player indexes lead with the studio
+ * (group_id, player_id, created_at DESC), so a search that names a player but no studio (a
+ * platform or casino account) names every studio of the registry, the same records (each one is
+ * written by a registered studio, and studios are never deleted): per partition, one probe of
+ * the player's entries per studio instead of a walk through everyone's (test/money-search-player).
+ * The casino's scope still applies, through scopeFilter above.
+ */
+function everyStudio(read: Knex, q: Knex.QueryBuilder, table: LedgerTable): void {
+  q.where(`${table}.group_id`, read.raw('ANY(ARRAY(?))', [read('game_providers').select('group_id')]));
 }
 
 type Row = Record<string, unknown>;
