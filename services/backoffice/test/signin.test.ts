@@ -116,14 +116,13 @@ describe('When the password is wrong or the email unknown', () => {
 });
 
 describe('When a session exists', () => {
-  it('then disabling the account refuses its live session within a second', async () => {
+  it('then disabling the account refuses its live session at once', async () => {
     const op = await signInFirstTime(p, await createOperator(p, 'support', platform));
     expect((await session(op)).status).toBe(200);
-    const started = Date.now();
+    // Disabling ends the account's sessions before it answers: the very next request is refused.
     expect((await http('POST', bo(p, `accounts/${op.accountId}/disable`), { token: p.adminToken })).status).toBe(200);
-    await eventually(async () => (await session(op)).status === 403, 1000, 'the disabled account to be refused');
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect((await session(op)).body.error).toBe('AUTHENTICATION_FAILED');
+    const refused = await session(op);
+    expect([refused.status, refused.body.error]).toEqual([403, 'AUTHENTICATION_FAILED']);
   });
 
   it('then a change of role or scope ends it, and a change of display name alone does not', async () => {
