@@ -370,7 +370,9 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
         const started = Date.now();
         const other = await g.call('POST', '/api/balance/cash-out', betBody(g, pl, { amount: 1 }));
         expect(other.status).toBe(200);
-        expect(Date.now() - started).toBeLessThan(1500);
+        // Held up at most by the drop's 200 ms lock wait, not by the 5 s one of the other steps: a sanity
+        // bound with room for a loaded machine, not a speed check.
+        expect(Date.now() - started).toBeLessThan(3000);
         expect(await outcome).toMatch(/lock timeout/);
       } finally {
         await reader.query('ROLLBACK').catch(() => undefined);
