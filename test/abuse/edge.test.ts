@@ -165,7 +165,7 @@ describe('abuse: cardinality, tokens, readiness', () => {
     const known = () =>
       fetch(`${gw.server.url}/api/account?sessionId=${playerB.sessionId}&currency=EUR`, { headers: { authorization: `Bearer ${b.providerToken}` } });
     // Once its change bus listens (before that, cached entries live half a second), this gateway learns b's token.
-    for (let i = 0; i < 50 && !rt.bus.healthy; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !rt.bus.healthy; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await known()).status).toBe(200);
     let lookups = 0;
     rt.db.primary.on('query', (q: { sql: string }) => {
