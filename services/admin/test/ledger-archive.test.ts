@@ -57,6 +57,7 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
     store = archiveStore({ LEDGER_ARCHIVE_DIR: dir, LEDGER_ARCHIVE_S3_REGION: 'us-east-1', LEDGER_ARCHIVE_S3_PREFIX: '' });
   }, 60000);
 
+  // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
   afterAll(async () => {
     await client?.end();
     await p?.stop();
@@ -64,7 +65,7 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
     await dropDatabase(url).catch(() => undefined);
     await dropDatabase(restoreUrl).catch(() => undefined);
     await fs.rm(dir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   /** Test-only: moves one provider's records of this test (by transaction and round ids) into `month`, keeping day and time offsets. */
   async function moveIntoMonth(month: string, transactionIds: string[], roundIds: string[]): Promise<void> {

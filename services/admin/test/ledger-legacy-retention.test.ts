@@ -75,13 +75,14 @@ describe('retention of the legacy partition a live migration left', () => {
     expect(rollupsBefore.length).toBe(2 * MONTHS.length);
   }, 300000);
 
+  // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
   afterAll(async () => {
     await client?.end();
     await db?.destroy();
     await dropDatabase(url).catch(() => undefined);
     await dropDatabase(restoreUrl).catch(() => undefined);
     if (dir) await fs.rm(dir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   async function monthFacts(c: pg.ClientBase, month: string): Promise<Record<string, TableFacts>> {
     const facts: Record<string, TableFacts> = {};
