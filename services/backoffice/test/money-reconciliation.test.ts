@@ -74,7 +74,7 @@ describe('When a settling credit fails', () => {
     const owed = await item('CREDIT_OWED', win.transactionId);
     expect(owed.body.data).toMatchObject({ state: 'OPEN', amount: 17.5, errorCode: 'PROVIDER_API_FAILURE' });
     expect(owed.body.data.suggestedAction).toMatch(/owed 17.5 EUR/);
-    await eventually(async () => (await item('ROUND_OPEN', bet.roundId)).body.data?.state === 'OPEN', 5000, 'the round to count as open too long');
+    await eventually(async () => (await item('ROUND_OPEN', bet.roundId)).body.data?.state === 'OPEN', 10_000, 'the round to count as open too long');
 
     // A person acknowledges and resolves with a note; the audit trail records both.
     const support = await w.as('support', { type: 'casino', providerId: w.a.providerId });
