@@ -75,13 +75,14 @@ describe('retention of the legacy partition a live migration left', () => {
     expect(rollupsBefore.length).toBe(2 * MONTHS.length);
   }, 300000);
 
+  // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
   afterAll(async () => {
     await client?.end();
     await db?.destroy();
     await dropDatabase(url).catch(() => undefined);
     await dropDatabase(restoreUrl).catch(() => undefined);
     if (dir) await fs.rm(dir, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   async function monthFacts(c: pg.ClientBase, month: string): Promise<Record<string, TableFacts>> {
     const facts: Record<string, TableFacts> = {};
@@ -158,8 +159,10 @@ describe('retention of the legacy partition a live migration left', () => {
     await calls[0].query(`UPDATE transactions SET updated_at = now() WHERE id = $1`, [ids[0].id]);
     await calls[1].query(`UPDATE transactions SET error_message = 'finished while archiving' WHERE id = $1`, [ids[1].id]);
     for (const c of calls) await c.query('COMMIT');
-    // At most one chunk's transaction (it holds a passed-over transaction until it commits), never the job.
-    expect(Date.now() - started).toBeLessThan(1500);
+    // At most one chunk's transaction (it holds a passed-over transaction until it commits), never the job
+    // (which cannot finish the month without these rows) nor its 5 s lock wait. A sanity bound with room
+    // for a loaded machine, not a speed check.
+    expect(Date.now() - started).toBeLessThan(3000);
     for (const c of calls) await c.end();
 
     expect((await job).archived).toEqual([label(month)]);

@@ -91,10 +91,11 @@ beforeAll(async () => {
   await db.raw(`SELECT ledger_create_partition(p, (now() - interval '7 days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
   await fill(3000, 6, 0);
 }, 60000);
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db?.destroy();
   await dropDatabase(url);
-});
+}, 120_000);
 
 describe('exact totals from the daily rollups', () => {
   it('When the closed days were counted and the ledger then changed, then every total of random filters equals count(*), before and after the next count', async () => {

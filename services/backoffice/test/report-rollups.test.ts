@@ -222,10 +222,11 @@ beforeAll(async () => {
   await db.raw(`SELECT ledger_create_partition(p, (now() - interval '${DAYS + 1} days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
   await fill(4000, DAYS, 0);
 }, 60000);
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db?.destroy();
   await dropDatabase(url);
-});
+}, 120_000);
 
 describe('When reports and search totals are read from the daily rollups and the live ledger', () => {
   it('then every report grouping, period, scope and filter, and every search total, equals the plain SQL over the ledger to the cent, whichever days are counted, stale or changed', async () => {

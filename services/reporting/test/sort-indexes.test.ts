@@ -103,10 +103,11 @@ beforeAll(async () => {
   await fill();
 }, 120_000);
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db.destroy();
   await dropDatabase(url);
-});
+}, 120_000);
 
 describe('012_reporting_sort_indexes', () => {
   it('When it runs on a ledger with months of partitions, then each new index is valid on every partition and the replaced ones are gone', async () => {
