@@ -111,7 +111,8 @@ const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
  * The studio is also part of the join (a row's studio is the list's: only a takeover rewrites it, and
  * its day is then stale, not usable): the planner then knows the live rows' studio too, and reads a
  * status filter's live side from the (group_id, status, created_at) index instead of every
- * unsettled row of every studio.
+ * unsettled row of every studio. A FAILED filter without a studio reads the failed rows of 017's
+ * partial index (index-only: key, studio and amount) and hash-joins them with the list.
  */
 function unfinishedRows(read: Knex, spec: SourceSpec): Knex.Raw {
   const { table } = spec;
