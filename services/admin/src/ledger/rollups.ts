@@ -2,7 +2,8 @@ import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
 
 /**
  * The daily ledger rollups (migration 009, docs/ledger.md "Exact totals"): a job in the admin
- * service that counts each closed UTC day once, and recounts the days a takeover rewrote.
+ * service that counts each closed UTC day once, recounts the days a takeover rewrote, and counts
+ * the day that has not closed yet up to a watermark (migration 019), again at every run.
  *
  * A day D is CLOSED when D has ended and no transaction of this database that started before D's
  * end is still running (nor any prepared transaction). created_at is now(), the start of the
@@ -10,6 +11,12 @@ import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
  * end: once none of those runs, every row of D is committed and visible to the next statement,
  * and no later transaction can add one (its now() is past D). Counting a day any earlier could
  * miss a transaction that began before midnight and commits after the count.
+ *
+ * The same rule, applied to an instant W instead of midnight, lets the job count the first day
+ * not closed yet for [day, W): W is at least the margin in the past and no transaction that
+ * started before it is still running, so the rows created before W are all there for good. The
+ * day is stored with counted_until = W; readers count [W, now) live. Once the day closes it is
+ * counted whole (counted_until NULL).
  *
  * Readers use a day's rollup only while it is not marked stale, so a takeover's rewrite is never
  * hidden: its day is read live until this job has recounted it. The job runs under a session
@@ -25,12 +32,16 @@ const DAY_MS = 86_400_000;
  * transaction caught between the two (descheduled there) impossible in practice.
  */
 export const CLOSE_MARGIN_MS = 60_000;
+/** The watermark is rounded down to this step, so runs count the same spans and a report is comparable. */
+export const WATERMARK_STEP_MS = 300_000;
 
 export interface RollupOptions {
   /** At most this many days counted per run (a fresh database catches up over several runs). */
   maxDays?: number;
   /** How long after midnight a day may close at the earliest (tests shorten it). */
   closeMarginMs?: number;
+  /** The step the watermark is rounded down to (tests shorten it). */
+  watermarkStepMs?: number;
 }
 
 export interface RollupRun {
@@ -40,6 +51,10 @@ export interface RollupRun {
   recounted: string[];
   /** Why the next day was not counted, if one is due. */
   waiting?: { day: string; reason: string };
+  /** The day not closed yet, counted for [day, countedUntil) (ISO instant). */
+  partial?: { day: string; countedUntil: string };
+  /** Why the watermark did not advance, if it did not. */
+  heldBack?: string;
 }
 
 /**
@@ -49,6 +64,7 @@ export interface RollupRun {
 export async function runRollups(db: Knex, options: RollupOptions = {}): Promise<RollupRun | null> {
   const maxDays = options.maxDays ?? 31;
   const margin = options.closeMarginMs ?? CLOSE_MARGIN_MS;
+  const step = options.watermarkStepMs ?? WATERMARK_STEP_MS;
    
   const client = db.client as any;
   const conn = await client.acquireConnection();
@@ -63,14 +79,16 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
         await countDay(sql, day);
         run.recounted.push(day);
       }
-      for (let n = 0; n < maxDays; n++) {
+      for (let n = 0; n <= maxDays; n++) {
         const day = await nextDay(sql);
         if (!day) break;
         const reason = await notClosed(sql, day, margin);
         if (reason) {
-          run.waiting = { day, reason };
+          if (dayStart(day) + DAY_MS <= Date.now()) run.waiting = { day, reason };
+          await countPartialDay(sql, run, day, margin, step);
           break;
         }
+        if (n === maxDays) break;
         await countDay(sql, day);
         run.rolled.push(day);
       }
@@ -88,7 +106,7 @@ type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unkno
 /**
  * Counted days to count again: those a takeover marked, and those holding a row that was
  * unfinished when counted and has finished since (so the live part stays small and an archived
- * month keeps its final figures).
+ * month keeps its final figures). Not a partial day: every run counts it again anyway.
  */
 async function daysToRecount(sql: Sql, limit: number): Promise<string[]> {
   const rows = await sql<{ day: string }>(
@@ -106,61 +124,113 @@ async function daysToRecount(sql: Sql, limit: number): Promise<string[]> {
      -- A month whose rows are leaving (legacy retention) or gone keeps the counts it had: a recount
      -- would count only the rows still there (014_ledger_legacy_retention).
      WHERE NOT EXISTS (SELECT 1 FROM ledger_archives a WHERE a.month = date_trunc('month', due.day)::date AND a.state IN ('removing', 'archived'))
+       AND NOT EXISTS (SELECT 1 FROM ledger_rollup_days p WHERE p.day = due.day AND p.counted_until IS NOT NULL)
      ORDER BY day LIMIT ?`,
     [limit],
   );
   return rows.map((r) => r.day);
 }
 
-/** The day after the last one counted, or the first day of the ledger; null if that day has not ended. */
+/** The day after the last one counted whole, or the first day of the ledger (null: an empty ledger). */
 async function nextDay(sql: Sql): Promise<string | null> {
   const [row] = await sql<{ day: string | null }>(
     `SELECT to_char(coalesce(
-              (SELECT max(day) + 1 FROM ledger_rollup_days),
+              (SELECT max(day) + 1 FROM ledger_rollup_days WHERE counted_until IS NULL),
               (SELECT (min(m) AT TIME ZONE 'UTC')::date FROM (SELECT min(created_at) AS m FROM transactions
                                                                UNION ALL SELECT min(created_at) FROM rounds) x)),
             'YYYY-MM-DD') AS day`,
   );
-  if (!row?.day) return null;
-  return Date.parse(`${row.day}T00:00:00Z`) + DAY_MS <= Date.now() ? row.day : null;
+  return row?.day ?? null;
 }
 
 /**
- * Why day is not closed yet, or null if it is. Judged by the database: its clock, its running
- * transactions of this database (client backends: autovacuum writes no rows) and its prepared
- * transactions (which may have begun before midnight: any of them holds every day back). A
- * backend the job may not see (another role, without pg_read_all_stats) holds it back too: the
- * job cannot know when its transaction started.
+ * Why the rows created before `instant` may not all be there for good yet, or null if they are.
+ * Judged by the database: its clock (the instant is at least the margin in the past), its running
+ * transactions of this database that started before the instant (client backends: autovacuum
+ * writes no rows) and its prepared transactions (which may have begun before it: any of them holds
+ * every instant back). A backend the job may not see (another role, without pg_read_all_stats)
+ * holds it back too: the job cannot know when its transaction started.
  */
-export async function notClosed(sql: Sql, day: string, marginMs: number): Promise<string | null> {
+async function notSettledBefore(sql: Sql, instant: string, marginMs: number, says: { early: string; before: string }): Promise<string | null> {
   const [row] = await sql<{ early: boolean; running: number; hidden: number; prepared: number }>(
-    `WITH bounds AS (SELECT ((?::date + 1)::timestamp AT TIME ZONE 'UTC') AS day_end)
-     SELECT clock_timestamp() < day_end + make_interval(secs => ? / 1000.0) AS early,
+    `SELECT clock_timestamp() < ?::timestamptz + make_interval(secs => ? / 1000.0) AS early,
             (SELECT count(*) FROM pg_stat_activity a
               WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
-                AND a.xact_start < day_end)::int AS running,
+                AND a.xact_start < ?::timestamptz)::int AS running,
             (SELECT count(*) FROM pg_stat_activity a
               WHERE a.datname = current_database() AND a.backend_type = 'client backend'
                 AND a.query = '<insufficient privilege>')::int AS hidden,
-            (SELECT count(*) FROM pg_prepared_xacts p WHERE p.database = current_database())::int AS prepared
-       FROM bounds`,
-    [day, marginMs],
+            (SELECT count(*) FROM pg_prepared_xacts p WHERE p.database = current_database())::int AS prepared`,
+    [instant, marginMs, instant],
   );
-  if (row.early) return 'the day has not ended (with its margin)';
-  if (row.running > 0) return `${row.running} transaction(s) that started before the day ended are still running`;
+  if (row.early) return says.early;
+  if (row.running > 0) return `${row.running} transaction(s) that started before ${says.before} are still running`;
   if (row.prepared > 0) return `${row.prepared} prepared transaction(s) are pending`;
   if (row.hidden > 0) return `${row.hidden} session(s) of another role are hidden from the job (grant it pg_read_all_stats)`;
   return null;
 }
 
+const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
+/** An instant as the job stores and compares it: milliseconds are exact (the step is whole milliseconds). */
+const INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/** Why day is not closed yet (its end is not settled: notSettledBefore), or null if it is. */
+export function notClosed(sql: Sql, day: string, marginMs: number): Promise<string | null> {
+  return notSettledBefore(sql, new Date(dayStart(day) + DAY_MS).toISOString(), marginMs, {
+    early: 'the day has not ended (with its margin)',
+    before: 'the day ended',
+  });
+}
+
 /**
- * Replaces a day's rollup in one transaction. Every figure comes from ONE statement (one
+ * The latest instant the rows before which are all there for good: the margin before the
+ * database's clock, held back to the start of the oldest transaction still running, rounded down
+ * to the step; then checked by the rule that closes a day (a prepared or hidden transaction holds
+ * every instant back). New transactions start after it, so none can be caught between the two.
+ */
+export async function watermark(sql: Sql, marginMs: number, stepMs: number): Promise<{ at: string } | { heldBack: string }> {
+  const [row] = await sql<{ at: string }>(
+    `SELECT to_char(date_bin(make_interval(secs => ? / 1000.0),
+                             least(clock_timestamp() - make_interval(secs => ? / 1000.0),
+                                   (SELECT min(a.xact_start) FROM pg_stat_activity a
+                                     WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend')),
+                             'epoch'::timestamptz) AT TIME ZONE 'UTC', ${INSTANT}) AS at`,
+    // Never ahead of the clock, whatever the margin (tests judge days with a negative one).
+    [stepMs, Math.max(0, marginMs)],
+  );
+  const reason = await notSettledBefore(sql, row.at, Math.max(0, marginMs), { early: `${row.at} is not the margin in the past`, before: row.at });
+  return reason ? { heldBack: reason } : { at: row.at };
+}
+
+/**
+ * Counts day, the first day not closed, for [day, W): W as far as the watermark allows, never
+ * behind the span already counted (the rows before that are there for good too). Every run counts
+ * it again, so its finished rows and a takeover's mark are taken in as soon as for a closed day.
+ */
+async function countPartialDay(sql: Sql, run: RollupRun, day: string, marginMs: number, stepMs: number): Promise<void> {
+  const w = await watermark(sql, marginMs, stepMs);
+  if ('heldBack' in w) run.heldBack = w.heldBack;
+  const [stored] = await sql<{ until: string | null }>(
+    `SELECT to_char(counted_until AT TIME ZONE 'UTC', ${INSTANT}) AS until FROM ledger_rollup_days WHERE day = ?::date`,
+    [day],
+  );
+  const until = Math.max('at' in w ? Date.parse(w.at) : -Infinity, stored?.until ? Date.parse(stored.until) : -Infinity);
+  if (!(until > dayStart(day) && until < dayStart(day) + DAY_MS)) return;
+  const countedUntil = new Date(until).toISOString();
+  await countDay(sql, day, countedUntil);
+  run.partial = { day, countedUntil };
+}
+
+
+/**
+ * Replaces a day's rollup in one transaction: the whole day, or [day, until) of a day not closed
+ * yet (until: a watermark, see countPartialDay). Every figure comes from ONE statement (one
  * snapshot): a row is either counted with its final status or listed as unfinished, never both
  * nor neither. A takeover's mark is read before that snapshot and removed after only if no
  * takeover re-marked the day since (same marked_at and same row version): a takeover the count
  * did not see leaves its mark, and the day is read live until the next run.
  */
-export async function countDay(sql: Sql, day: string): Promise<void> {
+export async function countDay(sql: Sql, day: string, until?: string): Promise<void> {
   await sql('BEGIN');
   try {
     const [mark] = await sql<{ marked_at: string; version: string }>(
@@ -172,7 +242,7 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
       await sql(`DELETE FROM ${table} WHERE day = ?::date`, [day]);
     }
     await sql(
-      `WITH bounds AS (SELECT (?::date::timestamp AT TIME ZONE 'UTC') AS lo, ((?::date + 1)::timestamp AT TIME ZONE 'UTC') AS hi),
+      `WITH bounds AS (SELECT (?::date::timestamp AT TIME ZONE 'UTC') AS lo, coalesce(?::timestamptz, (?::date + 1)::timestamp AT TIME ZONE 'UTC') AS hi),
        tx AS MATERIALIZED (
          SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
            FROM transactions t, bounds WHERE t.created_at >= bounds.lo AND t.created_at < bounds.hi
@@ -202,8 +272,9 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
          UNION ALL
          SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
        )
-       INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO UPDATE SET rolled_at = now()`,
-      [day, day, day, day, day, day, day, day],
+       INSERT INTO ledger_rollup_days (day, counted_until) VALUES (?::date, ?::timestamptz)
+         ON CONFLICT (day) DO UPDATE SET rolled_at = now(), counted_until = excluded.counted_until`,
+      [day, until ?? null, day, day, day, day, day, day, day, until ?? null],
     );
     if (mark) {
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
@@ -223,7 +294,7 @@ export function scheduleRollups(db: Knex, logger: Logger, intervalMs: number): {
     if (running) return;
     running = runRollups(db)
       .then((run) => {
-        if (run && (run.rolled.length || run.recounted.length || run.waiting)) logger.info({ rollups: run }, 'ledger rollups');
+        if (run && (run.rolled.length || run.recounted.length || run.waiting || run.partial || run.heldBack)) logger.info({ rollups: run }, 'ledger rollups');
       })
       .catch((err: unknown) => logger.error({ err }, 'ledger rollups failed; the next run retries'))
       .finally(() => {
