@@ -1,4 +1,7 @@
 import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
+import { DAY_MS, dayStart, INSTANT, notClosed, watermark, type Sql } from './settled';
+
+export { notClosed, watermark } from './settled';
 
 /**
  * The daily ledger rollups (migration 009, docs/ledger.md "Exact totals"): a job in the admin
@@ -25,7 +28,6 @@ import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
  */
 
 const LOCK = 'ledger_rollups';
-const DAY_MS = 86_400_000;
 /**
  * How long after midnight a day may be closed at the earliest. A backend takes its transaction's
  * start time a few instructions before it shows it in pg_stat_activity; the margin makes a
@@ -79,16 +81,17 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
         await countDay(sql, day);
         run.recounted.push(day);
       }
-      for (let n = 0; n <= maxDays; n++) {
+      for (;;) {
         const day = await nextDay(sql);
         if (!day) break;
         const reason = await notClosed(sql, day, margin);
         if (reason) {
           if (dayStart(day) + DAY_MS <= Date.now()) run.waiting = { day, reason };
+          // Caught up: the first day not closed is counted up to the watermark.
           await countPartialDay(sql, run, day, margin, step);
           break;
         }
-        if (n === maxDays) break;
+        if (run.rolled.length === maxDays) break;
         await countDay(sql, day);
         run.rolled.push(day);
       }
@@ -101,7 +104,6 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
   }
 }
 
-type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
 
 /**
  * Counted days to count again: those a takeover marked, and those holding a row that was
@@ -144,65 +146,6 @@ async function nextDay(sql: Sql): Promise<string | null> {
 }
 
 /**
- * Why the rows created before `instant` may not all be there for good yet, or null if they are.
- * Judged by the database: its clock (the instant is at least the margin in the past), its running
- * transactions of this database that started before the instant (client backends: autovacuum
- * writes no rows) and its prepared transactions (which may have begun before it: any of them holds
- * every instant back). A backend the job may not see (another role, without pg_read_all_stats)
- * holds it back too: the job cannot know when its transaction started.
- */
-async function notSettledBefore(sql: Sql, instant: string, marginMs: number, says: { early: string; before: string }): Promise<string | null> {
-  const [row] = await sql<{ early: boolean; running: number; hidden: number; prepared: number }>(
-    `SELECT clock_timestamp() < ?::timestamptz + make_interval(secs => ? / 1000.0) AS early,
-            (SELECT count(*) FROM pg_stat_activity a
-              WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
-                AND a.xact_start < ?::timestamptz)::int AS running,
-            (SELECT count(*) FROM pg_stat_activity a
-              WHERE a.datname = current_database() AND a.backend_type = 'client backend'
-                AND a.query = '<insufficient privilege>')::int AS hidden,
-            (SELECT count(*) FROM pg_prepared_xacts p WHERE p.database = current_database())::int AS prepared`,
-    [instant, marginMs, instant],
-  );
-  if (row.early) return says.early;
-  if (row.running > 0) return `${row.running} transaction(s) that started before ${says.before} are still running`;
-  if (row.prepared > 0) return `${row.prepared} prepared transaction(s) are pending`;
-  if (row.hidden > 0) return `${row.hidden} session(s) of another role are hidden from the job (grant it pg_read_all_stats)`;
-  return null;
-}
-
-const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
-/** An instant as the job stores and compares it: milliseconds are exact (the step is whole milliseconds). */
-const INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-
-/** Why day is not closed yet (its end is not settled: notSettledBefore), or null if it is. */
-export function notClosed(sql: Sql, day: string, marginMs: number): Promise<string | null> {
-  return notSettledBefore(sql, new Date(dayStart(day) + DAY_MS).toISOString(), marginMs, {
-    early: 'the day has not ended (with its margin)',
-    before: 'the day ended',
-  });
-}
-
-/**
- * The latest instant the rows before which are all there for good: the margin before the
- * database's clock, held back to the start of the oldest transaction still running, rounded down
- * to the step; then checked by the rule that closes a day (a prepared or hidden transaction holds
- * every instant back). New transactions start after it, so none can be caught between the two.
- */
-export async function watermark(sql: Sql, marginMs: number, stepMs: number): Promise<{ at: string } | { heldBack: string }> {
-  const [row] = await sql<{ at: string }>(
-    `SELECT to_char(date_bin(make_interval(secs => ? / 1000.0),
-                             least(clock_timestamp() - make_interval(secs => ? / 1000.0),
-                                   (SELECT min(a.xact_start) FROM pg_stat_activity a
-                                     WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend')),
-                             'epoch'::timestamptz) AT TIME ZONE 'UTC', ${INSTANT}) AS at`,
-    // Never ahead of the clock, whatever the margin (tests judge days with a negative one).
-    [stepMs, Math.max(0, marginMs)],
-  );
-  const reason = await notSettledBefore(sql, row.at, Math.max(0, marginMs), { early: `${row.at} is not the margin in the past`, before: row.at });
-  return reason ? { heldBack: reason } : { at: row.at };
-}
-
-/**
  * Counts day, the first day not closed, for [day, W): W as far as the watermark allows, never
  * behind the span already counted (the rows before that are there for good too). Every run counts
  * it again, so its finished rows and a takeover's mark are taken in as soon as for a closed day.
@@ -220,7 +163,6 @@ async function countPartialDay(sql: Sql, run: RollupRun, day: string, marginMs: 
   await countDay(sql, day, countedUntil);
   run.partial = { day, countedUntil };
 }
-
 
 /**
  * Replaces a day's rollup in one transaction: the whole day, or [day, until) of a day not closed
