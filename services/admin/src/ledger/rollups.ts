@@ -53,8 +53,8 @@ export interface RollupRun {
   recounted: string[];
   /** Why the next day was not counted, if one is due. */
   waiting?: { day: string; reason: string };
-  /** The day not closed yet, counted for [day, countedUntil) (ISO instant). */
-  partial?: { day: string; countedUntil: string };
+  /** The day not closed yet, counted for [day, countedUntil): whole up to it, or by adding the new span. */
+  partial?: { day: string; countedUntil: string; counted: 'whole' | 'span' };
   /** Why the watermark did not advance, if it did not. */
   heldBack?: string;
 }
@@ -108,7 +108,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
 /**
  * Counted days to count again: those a takeover marked, and those holding a row that was
  * unfinished when counted and has finished since (so the live part stays small and an archived
- * month keeps its final figures). Not a partial day: every run counts it again anyway.
+ * month keeps its final figures). Not a partial day: countPartialDay keeps it (a stale one whole).
  */
 async function daysToRecount(sql: Sql, limit: number): Promise<string[]> {
   const rows = await sql<{ day: string }>(
@@ -147,22 +147,93 @@ async function nextDay(sql: Sql): Promise<string | null> {
 
 /**
  * Counts day, the first day not closed, for [day, W): W as far as the watermark allows, never
- * behind the span already counted (the rows before that are there for good too). Every run counts
- * it again, so its finished rows and a takeover's mark are taken in as soon as for a closed day.
+ * behind the span already counted (the rows before that are there for good too). Each run adds
+ * only the new span [counted_until, W) to the day's rollup (countSpan): a run costs the rows written
+ * since the last one, not the day so far. The whole day up to W is counted again (countDay) when
+ * the day has no span yet or a takeover marked it stale (its rows changed, which only a recount
+ * sees); rows that were unfinished when counted stay listed, read by key, until the day closes and
+ * is counted whole.
  */
 async function countPartialDay(sql: Sql, run: RollupRun, day: string, marginMs: number, stepMs: number): Promise<void> {
   const w = await watermark(sql, marginMs, stepMs);
   if ('heldBack' in w) run.heldBack = w.heldBack;
-  const [stored] = await sql<{ until: string | null }>(
-    `SELECT to_char(counted_until AT TIME ZONE 'UTC', ${INSTANT}) AS until FROM ledger_rollup_days WHERE day = ?::date`,
+  const [stored] = await sql<{ until: string | null; stale: boolean }>(
+    `SELECT to_char(d.counted_until AT TIME ZONE 'UTC', ${INSTANT}) AS until,
+            EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day) AS stale
+       FROM ledger_rollup_days d WHERE d.day = ?::date`,
     [day],
   );
-  const until = Math.max('at' in w ? Date.parse(w.at) : -Infinity, stored?.until ? Date.parse(stored.until) : -Infinity);
+  const from = stored?.until ? Date.parse(stored.until) : null;
+  const until = Math.max('at' in w ? Date.parse(w.at) : -Infinity, from ?? -Infinity);
   if (!(until > dayStart(day) && until < dayStart(day) + DAY_MS)) return;
   const countedUntil = new Date(until).toISOString();
+  if (from !== null && stored && !stored.stale) {
+    if (until > from) await countSpan(sql, day, stored.until as string, countedUntil);
+    run.partial = { day, countedUntil, counted: 'span' };
+    return;
+  }
   await countDay(sql, day, countedUntil);
-  run.partial = { day, countedUntil };
+  run.partial = { day, countedUntil, counted: 'whole' };
 }
+
+/**
+ * Adds the rows of [from, until) to the partial rollup of day, counted up to from, and moves its
+ * counted_until to until, in one transaction. Every row created before until is committed (the
+ * watermark's rule) and every row before from was counted by an earlier run, so each row of
+ * [day, until) is in the rollup exactly once: sums added, players and unfinished rows inserted.
+ * The day's counted_until must still be from (one job at a time holds the lock; the condition makes
+ * a second add of the same span impossible whatever happens).
+ */
+async function countSpan(sql: Sql, day: string, from: string, until: string): Promise<void> {
+  await sql('BEGIN');
+  try {
+    const moved = await sql(
+      'UPDATE ledger_rollup_days SET counted_until = ?::timestamptz, rolled_at = now() WHERE day = ?::date AND counted_until = ?::timestamptz RETURNING day',
+      [until, day, from],
+    );
+    if (moved.length !== 1) throw new Error(`ledger rollups: ${day} is no longer counted up to ${from}`);
+    await sql(
+      `WITH tx AS MATERIALIZED (
+         SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
+           FROM transactions t WHERE t.created_at >= ?::timestamptz AND t.created_at < ?::timestamptz
+       ),
+       rd AS MATERIALIZED (
+         SELECT r.id, r.created_at, r.group_id, r.provider_id, r.game_id, r.currency, r.status, r.bet_amount, r.payout_amount
+           FROM rounds r WHERE r.created_at >= ?::timestamptz AND r.created_at < ?::timestamptz
+       ),
+       tx_sums AS (
+         INSERT INTO ledger_rollup_transactions AS x (day, group_id, provider_id, game_id, currency, category, status, n, amount)
+         SELECT ?::date, group_id, provider_id, game_id, currency, category, status, count(*), sum(amount)
+           FROM tx WHERE status <> 'PENDING' GROUP BY group_id, provider_id, game_id, currency, category, status
+         ON CONFLICT (day, group_id, provider_id, game_id, currency, category, status)
+           DO UPDATE SET n = x.n + excluded.n, amount = x.amount + excluded.amount
+       ),
+       players AS (
+         INSERT INTO ledger_rollup_players (day, group_id, provider_id, game_id, currency, player_id)
+         SELECT DISTINCT ?::date, group_id, provider_id, game_id, currency, player_id
+           FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT'
+         ON CONFLICT DO NOTHING
+       ),
+       rd_sums AS (
+         INSERT INTO ledger_rollup_rounds AS x (day, group_id, provider_id, game_id, currency, status, n, bet_amount, payout_amount)
+         SELECT ?::date, group_id, provider_id, game_id, currency, status, count(*), sum(bet_amount), coalesce(sum(payout_amount), 0)
+           FROM rd WHERE status <> 'OPEN' GROUP BY group_id, provider_id, game_id, currency, status
+         ON CONFLICT (day, group_id, provider_id, game_id, currency, status)
+           DO UPDATE SET n = x.n + excluded.n, bet_amount = x.bet_amount + excluded.bet_amount, payout_amount = x.payout_amount + excluded.payout_amount
+       )
+       INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
+       SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
+       UNION ALL
+       SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'`,
+      [from, until, from, until, day, day, day, day, day],
+    );
+    await sql('COMMIT');
+  } catch (err) {
+    await sql('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
 
 /**
  * Replaces a day's rollup in one transaction: the whole day, or [day, until) of a day not closed
