@@ -16,6 +16,7 @@ import * as ledgerLegacyRetention from './014_ledger_legacy_retention';
 import * as statusCreatedIndex from './015_status_created_index';
 import * as casinoTimeIndexes from './016_casino_time_indexes';
 import * as failedOpenIndexes from './017_failed_open_indexes';
+import * as rollupPartialDay from './019_rollup_partial_day';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '015_status_created_index': statusCreatedIndex,
   '016_casino_time_indexes': casinoTimeIndexes,
   '017_failed_open_indexes': failedOpenIndexes,
+  '019_rollup_partial_day': rollupPartialDay,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
