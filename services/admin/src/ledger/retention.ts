@@ -72,6 +72,7 @@ export type RetentionStep =
   | 'legacy-chunk-committed'
   | 'legacy-files-assembled'
   | 'legacy-manifest-written'
+  | 'legacy-rollups-replaced'
   | 'legacy-archived'
   | 'legacy-drop-locked';
 
