@@ -60,8 +60,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
     try {
       const run: RollupRun = { rolled: [], recounted: [] };
       for (const day of await daysToRecount(sql, maxDays)) {
-        await countDay(sql, day);
-        run.recounted.push(day);
+        if (await countDay(sql, day)) run.recounted.push(day);
       }
       for (let n = 0; n < maxDays; n++) {
         const day = await nextDay(sql);
@@ -71,8 +70,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
           run.waiting = { day, reason };
           break;
         }
-        await countDay(sql, day);
-        run.rolled.push(day);
+        if (await countDay(sql, day)) run.rolled.push(day);
       }
       return run;
     } finally {
@@ -159,10 +157,20 @@ export async function notClosed(sql: Sql, day: string, marginMs: number): Promis
  * nor neither. A takeover's mark is read before that snapshot and removed after only if no
  * takeover re-marked the day since (same marked_at and same row version): a takeover the count
  * did not see leaves its mark, and the day is read live until the next run.
+ * A day of an archived month keeps the rollups its archiving left (archived-rollups.ts: its rows
+ * are gone); it is only recorded as counted. Returns whether the day was counted.
  */
-export async function countDay(sql: Sql, day: string): Promise<void> {
+export async function countDay(sql: Sql, day: string): Promise<boolean> {
   await sql('BEGIN');
   try {
+    // FOR SHARE: the retention job's last count of a month locks this row before it replaces the
+    // month's rollups; a count of one of its days waits for that commit and then sees `archived`.
+    const [archive] = await sql<{ state: string }>(`SELECT state FROM ledger_archives WHERE month = date_trunc('month', ?::date)::date FOR SHARE`, [day]);
+    if (archive?.state === 'archived') {
+      await sql('INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO NOTHING', [day]);
+      await sql('COMMIT');
+      return false;
+    }
     const [mark] = await sql<{ marked_at: string; version: string }>(
       // As text: microseconds intact (a Date would keep milliseconds and never compare equal).
       'SELECT marked_at::text AS marked_at, xmin::text AS version FROM rollup_stale_days WHERE day = ?::date',
@@ -209,6 +217,7 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
     }
     await sql('COMMIT');
+    return true;
   } catch (err) {
     await sql('ROLLBACK').catch(() => undefined);
     throw err;
