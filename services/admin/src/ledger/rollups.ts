@@ -157,16 +157,17 @@ export async function notClosed(sql: Sql, day: string, marginMs: number): Promis
  * nor neither. A takeover's mark is read before that snapshot and removed after only if no
  * takeover re-marked the day since (same marked_at and same row version): a takeover the count
  * did not see leaves its mark, and the day is read live until the next run.
- * A day of an archived month keeps the rollups its archiving left (archived-rollups.ts: its rows
- * are gone); it is only recorded as counted. Returns whether the day was counted.
+ * A day of a month being removed or archived keeps its rollups (its rows are leaving or gone; the
+ * archiving replaces them by the rows as they left: archived-rollups.ts); it is only recorded as
+ * counted. Returns whether the day was counted.
  */
 export async function countDay(sql: Sql, day: string): Promise<boolean> {
   await sql('BEGIN');
   try {
-    // FOR SHARE: the retention job's last count of a month locks this row before it replaces the
-    // month's rollups; a count of one of its days waits for that commit and then sees `archived`.
+    // FOR SHARE: the retention job's last count of a monthly partition's month locks this row before
+    // it replaces the month's rollups; a count of one of its days waits for that commit, then sees `archived`.
     const [archive] = await sql<{ state: string }>(`SELECT state FROM ledger_archives WHERE month = date_trunc('month', ?::date)::date FOR SHARE`, [day]);
-    if (archive?.state === 'archived') {
+    if (archive?.state === 'removing' || archive?.state === 'archived') {
       await sql('INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO NOTHING', [day]);
       await sql('COMMIT');
       return false;
