@@ -15,7 +15,7 @@ import * as rollupUnfinishedScope from './013_rollup_unfinished_scope';
 import * as ledgerLegacyRetention from './014_ledger_legacy_retention';
 import * as statusCreatedIndex from './015_status_created_index';
 import * as casinoTimeIndexes from './016_casino_time_indexes';
-import * as ledgerRemovedRollups from './017_ledger_removed_rollups';
+import * as ledgerRemovedRollups from './018_ledger_removed_rollups';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,7 +42,7 @@ const migrations: Record<string, Migration> = {
   '014_ledger_legacy_retention': ledgerLegacyRetention,
   '015_status_created_index': statusCreatedIndex,
   '016_casino_time_indexes': casinoTimeIndexes,
-  '017_ledger_removed_rollups': ledgerRemovedRollups,
+  '018_ledger_removed_rollups': ledgerRemovedRollups,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

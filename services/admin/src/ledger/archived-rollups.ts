@@ -9,7 +9,7 @@ import { monthRange } from './archive';
  * - a monthly partition is counted once more from its rows under the lock its drop is checked
  *   under (no row can change after that count): replaceMonthRollups(client, month, 'rows');
  * - a legacy month leaves in chunks, and a row may change while it waits for its chunk: each chunk
- *   adds what its rows contribute to the month's removed rollups (migration 017) in the transaction
+ *   adds what its rows contribute to the month's removed rollups (migration 018) in the transaction
  *   that deletes them (addRemovedRollups), and the month's rollups are then replaced by their sums
  *   in the transaction that makes it `archived`: replaceMonthRollups(client, month, 'removed').
  * Both count the rows left unfinished (PENDING, OPEN) under their status: in the archive they are

@@ -31,9 +31,9 @@ export interface LegacyProgress {
   /** The last sequence number used by a committed chunk. */
   chunks: number;
   /**
-   * True when every committed chunk added its rows' removed rollups (migration 017), so the
+   * True when every committed chunk added its rows' removed rollups (migration 018), so the
    * month's rollups are replaced by them once it is archived. A month whose first chunks left
-   * before 017 lacks it: it keeps the rollups it had.
+   * before 018 lacks it: it keeps the rollups it had.
    */
   rollups?: boolean;
 }

@@ -131,7 +131,7 @@ export async function archiveLegacyMonth(client: pg.Client, month: string, optio
   if (registered.rows[0].state === 'archived') return;
   if (registered.rows[0].state !== 'removing') throw new Error(`${label} is ${registered.rows[0].state}: not a month of the legacy partition`);
   const progress = registered.rows[0].progress ?? empty;
-  // A month registered before 017 whose chunks have not started yet can still count them all.
+  // A month registered before 018 whose chunks have not started yet can still count them all.
   if (progress.chunks === 0) progress.rollups = true;
   const legacy = await legacyPartitions(client);
   if (legacy) await ensureAttemptsIndex(client, legacy);
