@@ -78,8 +78,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
     try {
       const run: RollupRun = { rolled: [], recounted: [] };
       for (const day of await daysToRecount(sql, maxDays)) {
-        await countDay(sql, day);
-        run.recounted.push(day);
+        if (await countDay(sql, day)) run.recounted.push(day);
       }
       for (;;) {
         const day = await nextDay(sql);
@@ -92,8 +91,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
           break;
         }
         if (run.rolled.length === maxDays) break;
-        await countDay(sql, day);
-        run.rolled.push(day);
+        if (await countDay(sql, day)) run.rolled.push(day);
       }
       return run;
     } finally {
@@ -242,10 +240,21 @@ async function countSpan(sql: Sql, day: string, from: string, until: string): Pr
  * nor neither. A takeover's mark is read before that snapshot and removed after only if no
  * takeover re-marked the day since (same marked_at and same row version): a takeover the count
  * did not see leaves its mark, and the day is read live until the next run.
+ * A day of a month being removed or archived keeps its rollups (its rows are leaving or gone; the
+ * archiving replaces them by the rows as they left: archived-rollups.ts); it is only recorded as
+ * counted. Returns whether the day was counted.
  */
-export async function countDay(sql: Sql, day: string, until?: string): Promise<void> {
+export async function countDay(sql: Sql, day: string, until?: string): Promise<boolean> {
   await sql('BEGIN');
   try {
+    // FOR SHARE: the retention job's last count of a monthly partition's month locks this row before
+    // it replaces the month's rollups; a count of one of its days waits for that commit, then sees `archived`.
+    const [archive] = await sql<{ state: string }>(`SELECT state FROM ledger_archives WHERE month = date_trunc('month', ?::date)::date FOR SHARE`, [day]);
+    if (archive?.state === 'removing' || archive?.state === 'archived') {
+      await sql('INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO NOTHING', [day]);
+      await sql('COMMIT');
+      return false;
+    }
     const [mark] = await sql<{ marked_at: string; version: string }>(
       // As text: microseconds intact (a Date would keep milliseconds and never compare equal).
       'SELECT marked_at::text AS marked_at, xmin::text AS version FROM rollup_stale_days WHERE day = ?::date',
@@ -293,6 +302,7 @@ export async function countDay(sql: Sql, day: string, until?: string): Promise<v
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
     }
     await sql('COMMIT');
+    return true;
   } catch (err) {
     await sql('ROLLBACK').catch(() => undefined);
     throw err;
