@@ -15,6 +15,7 @@ import * as rollupUnfinishedScope from './013_rollup_unfinished_scope';
 import * as ledgerLegacyRetention from './014_ledger_legacy_retention';
 import * as statusCreatedIndex from './015_status_created_index';
 import * as casinoTimeIndexes from './016_casino_time_indexes';
+import * as playerBitmaps from './020_player_bitmaps';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '014_ledger_legacy_retention': ledgerLegacyRetention,
   '015_status_created_index': statusCreatedIndex,
   '016_casino_time_indexes': casinoTimeIndexes,
+  '020_player_bitmaps': playerBitmaps,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,4 +1,5 @@
 import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
+import { backfillPlayerBitmaps, PLAYER_BITMAP_TABLES, playerBitmapCtes } from './player-bitmaps';
 
 /**
  * The daily ledger rollups (migration 009, docs/ledger.md "Exact totals"): a job in the admin
@@ -40,6 +41,8 @@ export interface RollupRun {
   recounted: string[];
   /** Why the next day was not counted, if one is due. */
   waiting?: { day: string; reason: string };
+  /** Days counted before the player bitmaps existed (migration 020) whose bitmaps were built. */
+  bitmapped: string[];
 }
 
 /**
@@ -58,7 +61,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
     const [{ locked }] = await sql<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext(?)) AS locked', [LOCK]);
     if (!locked) return null;
     try {
-      const run: RollupRun = { rolled: [], recounted: [] };
+      const run: RollupRun = { rolled: [], recounted: [], bitmapped: [] };
       for (const day of await daysToRecount(sql, maxDays)) {
         await countDay(sql, day);
         run.recounted.push(day);
@@ -74,6 +77,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
         await countDay(sql, day);
         run.rolled.push(day);
       }
+      run.bitmapped = await backfillPlayerBitmaps(sql, maxDays);
       return run;
     } finally {
       await sql('SELECT pg_advisory_unlock(hashtext(?))', [LOCK]);
@@ -168,7 +172,7 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
       'SELECT marked_at::text AS marked_at, xmin::text AS version FROM rollup_stale_days WHERE day = ?::date',
       [day],
     );
-    for (const table of ['ledger_rollup_transactions', 'ledger_rollup_rounds', 'ledger_rollup_players', 'ledger_rollup_unfinished']) {
+    for (const table of ['ledger_rollup_transactions', 'ledger_rollup_rounds', 'ledger_rollup_players', 'ledger_rollup_unfinished', ...PLAYER_BITMAP_TABLES]) {
       await sql(`DELETE FROM ${table} WHERE day = ?::date`, [day]);
     }
     await sql(
@@ -201,9 +205,10 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
          SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
          UNION ALL
          SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
-       )
+       ),
+       ${playerBitmapCtes('?::date', `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`)}
        INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO UPDATE SET rolled_at = now()`,
-      [day, day, day, day, day, day, day, day],
+      [day, day, day, day, day, day, day, ...[day, day, day], day],
     );
     if (mark) {
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
@@ -223,7 +228,7 @@ export function scheduleRollups(db: Knex, logger: Logger, intervalMs: number): {
     if (running) return;
     running = runRollups(db)
       .then((run) => {
-        if (run && (run.rolled.length || run.recounted.length || run.waiting)) logger.info({ rollups: run }, 'ledger rollups');
+        if (run && (run.rolled.length || run.recounted.length || run.bitmapped.length || run.waiting)) logger.info({ rollups: run }, 'ledger rollups');
       })
       .catch((err: unknown) => logger.error({ err }, 'ledger rollups failed; the next run retries'))
       .finally(() => {
