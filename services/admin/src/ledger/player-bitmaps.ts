@@ -13,8 +13,8 @@
 export const BLOCK_BITS = 4096;
 
 /**
- * The CTEs (each starting with a comma-free name, joined by the caller's commas) that build the
- * bitmaps of day `day` (an SQL date expression) from `bets`: an SQL relation of (group_id,
+ * The CTEs, comma-separated, for a WITH list (the caller writes the comma before them), that build
+ * the bitmaps of day `day` (an SQL date expression) from `bets`: an SQL relation of (group_id,
  * provider_id, game_id, currency, player_id) holding every player with a successful bet that day,
  * repeated or not. Data-modifying CTEs: they run whether or not the statement reads them.
  */
