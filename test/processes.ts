@@ -22,7 +22,10 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `services/<name>/dist/<entry>.js` and waits until its /healthz answers (when it has a port). */
+/**
+ * Starts `services/<name>/dist/<entry>.js` and waits until its /healthz answers (when it has a port):
+ * up to 30 s, as a process start on a loaded machine takes seconds, and fails the test if it never does.
+ */
 export async function startServiceProcess(script: string, env: Record<string, string>, healthUrl?: string): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -30,12 +33,16 @@ export async function startServiceProcess(script: string, env: Record<string, st
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   if (healthUrl) {
-    for (let i = 0; i < 100; i++) {
+    for (const deadline = Date.now() + 30_000; ; ) {
       if (child.exitCode !== null) throw new Error(`${script} exited: ${out}`);
       try {
         if ((await fetch(healthUrl)).ok) break;
       } catch {
         // not up yet
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`${script} did not answer ${healthUrl} within 30 s: ${out}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -25,7 +25,8 @@ function alive(pid: number): boolean {
 
 describe('npm start', () => {
   const dbUrl = `postgres://postgres@127.0.0.1:5432/relay_start_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  afterAll(() => dropDatabase(dbUrl));
+  // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
+  afterAll(() => dropDatabase(dbUrl), 120_000);
 
   it('When the platform starts on a fresh database, then /readyz answers 200, a killed service is restarted while the others serve, and SIGTERM stops every process', async () => {
     const ports = await Promise.all(Array.from({ length: 7 }, freePort));

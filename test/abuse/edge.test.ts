@@ -25,7 +25,7 @@ const tally = new Tally(
   'abuse-edge',
   'Bursts, slow tenants and junk at the public edge',
   'test/abuse/edge.test.ts',
-  'An in-process platform whose gateway has 32 upstream sockets per service and 16 per tenant, driven over loopback with bounded loops: 300-request bursts of launches, authenticated reads and balance reads against a casino taking 2 s; 60 sockets dripping a 60 KB body a byte at a time; 20,000 random paths; 2,000 distinct unknown tokens; the admin service stopped. Every request gets an answer (overload: 429 or 503 with Retry-After, never a dropped socket), another tenant is served within 3 s, metric labels stay route templates, unknown tokens stop reaching the database, and the gateway stays ready without the admin service.',
+  'An in-process platform whose gateway has 32 upstream sockets per service and 16 per tenant, driven over loopback with bounded loops: 300-request bursts of launches, authenticated reads and balance reads against a casino taking 4 s; 60 sockets dripping a 60 KB body a byte at a time; 20,000 random paths; 2,000 distinct unknown tokens; the admin service stopped. Every request gets an answer (overload: 429 or 503 with Retry-After, never a dropped socket), another tenant is served within 3 s, metric labels stay route templates, unknown tokens stop reaching the database, and the gateway stays ready without the admin service.',
 );
 const scenario = scenarioIt(tally);
 const burst: typeof rawBurst = async (count, concurrency, send) => {
@@ -72,8 +72,10 @@ describe('abuse: bursts and tenants', () => {
     expect((await balanceOf(b, playerB)).status).toBe(200);
   }, 30000);
 
-  scenario('When one provider sends 300 balance reads while its casino takes 2 s, then it holds only its share and another provider is answered within 3 s', async () => {
-    const fault = a.sandbox.setFault({ providerId: a.providerId, operation: 'balance' }, { kind: 'delay', ms: 2000 });
+  // The casino's 4 s leaves room for a loaded machine on both sides: the other provider's read (3 s) and
+  // the refusals (told at once) each stay well under it, while anything that waited on the casino does not.
+  scenario('When one provider sends 300 balance reads while its casino takes 4 s, then it holds only its share and another provider is answered within 3 s', async () => {
+    const fault = a.sandbox.setFault({ providerId: a.providerId, operation: 'balance' }, { kind: 'delay', ms: 4000 });
     try {
       const flood = burst(300, 300, () => balanceOf(a, playerA));
       await new Promise((r) => setTimeout(r, 300)); // the flood holds its share now
@@ -83,7 +85,7 @@ describe('abuse: bursts and tenants', () => {
       const answers = await flood;
       expect(other.status).toBe(200);
       expect(otherMs).toBeLessThan(3000);
-      tally.fault('casino balance delayed 2 s');
+      tally.fault('casino balance delayed 4 s');
       tally.note(`balance read of another provider during the flood: ${otherMs} ms`);
       tally.check('other tenant served within 3 s');
       expectAnsweredWithRetryAfter(answers, [200, 429, 503]);
@@ -93,7 +95,7 @@ describe('abuse: bursts and tenants', () => {
       expect(by['200']).toBeLessThanOrEqual(16 * 3);
       // Refused at once, not after waiting on the casino like the admitted ones.
       const fastestAdmitted = Math.min(...answers.filter((x) => x.status === 200).map((x) => x.ms));
-      expect(fastestAdmitted).toBeGreaterThanOrEqual(1900);
+      expect(fastestAdmitted).toBeGreaterThanOrEqual(3900);
       expect(Math.max(...answers.filter((x) => x.status === 429).map((x) => x.ms))).toBeLessThan(fastestAdmitted);
     } finally {
       a.sandbox.removeFault(fault);
@@ -163,7 +165,7 @@ describe('abuse: cardinality, tokens, readiness', () => {
     const known = () =>
       fetch(`${gw.server.url}/api/account?sessionId=${playerB.sessionId}&currency=EUR`, { headers: { authorization: `Bearer ${b.providerToken}` } });
     // Once its change bus listens (before that, cached entries live half a second), this gateway learns b's token.
-    for (let i = 0; i < 50 && !rt.bus.healthy; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !rt.bus.healthy; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await known()).status).toBe(200);
     let lookups = 0;
     rt.db.primary.on('query', (q: { sql: string }) => {

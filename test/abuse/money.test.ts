@@ -158,7 +158,7 @@ describe('abuse: failures counted from zero, the casino apart from the relay', (
     const fresh = await startGameWorld(p, { sandbox: world.sandbox });
     const wallet = p.services.wallet!.url;
     let text = '';
-    for (let i = 0; i < 40 && sample(text, 'casino_calls_total', { provider_id: fresh.providerId, operation: 'debit', outcome: 'casino_error' }) === undefined; i++) {
+    for (let i = 0; i < 100 && sample(text, 'casino_calls_total', { provider_id: fresh.providerId, operation: 'debit', outcome: 'casino_error' }) === undefined; i++) {
       await new Promise((r) => setTimeout(r, 100));
       text = await scrape(wallet);
     }

@@ -92,7 +92,7 @@ describe('review: a client that hangs up', () => {
     const a = await startGameWorld(p);
     worlds.push(a);
     const player = await a.launchPlayer({ balance: 1000 });
-    const fault = a.sandbox.setFault({ providerId: a.providerId, operation: 'debit' }, { kind: 'delay', ms: 4000 });
+    const fault = a.sandbox.setFault({ providerId: a.providerId, operation: 'debit' }, { kind: 'delay', ms: 6000 });
     const transactionIds: string[] = [];
     try {
       const cashOut = () => {
@@ -107,7 +107,9 @@ describe('review: a client that hangs up', () => {
       const other = await http('GET', `${p.baseUrl}/api/account?sessionId=${playerB.sessionId}&currency=EUR`, { token: b.providerToken });
       const otherMs = Date.now() - started;
       expect(other.status).toBe(200);
-      expect(otherMs).toBeLessThan(1500);
+      // Not behind the hung-up requests, which hold their sockets until the casino answers (6 s): a
+      // sanity bound with room for a loaded machine, not a speed check.
+      expect(otherMs).toBeLessThan(3000);
     } finally {
       a.sandbox.removeFault(fault);
     }
@@ -205,7 +207,7 @@ describe('review: slow request heads', () => {
       });
     });
     expect(answer.first).toBe('HTTP/1.1 408 Request Timeout');
-    expect(answer.ms).toBeLessThan(3000);
+    expect(answer.ms).toBeLessThan(8000); // at the 1 s head time-out, not Node's 30 s check: a sanity bound
   }, 15000);
 });
 
@@ -276,8 +278,8 @@ describe('review: oversized bodies', () => {
       });
     });
     expect(seen.text).toMatch(/^HTTP\/1\.1 413 /);
-    // Not held open to swallow the other 10 MB until the request time-out (4 s here).
-    expect(seen.closedMs).toBeLessThan(1500);
+    // Not held open to swallow the other 10 MB until the request time-out (4 s here): a sanity bound.
+    expect(seen.closedMs).toBeLessThan(3000);
   }, 15000);
 });
 

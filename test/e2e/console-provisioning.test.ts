@@ -422,7 +422,8 @@ describe('the console\'s provisioning screens', () => {
   });
 });
 
-async function eventually(check: () => Promise<boolean>, ms = 2000): Promise<void> {
+/** Polls `check`. The default deadline bounds a worker stalled by a loaded machine; changes arrive in milliseconds. */
+async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > until) throw new Error('condition not met in time');

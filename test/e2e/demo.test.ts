@@ -85,11 +85,12 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }, 60000);
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await browser?.close();
   for (const run of runs) if (run.child.exitCode === null && run.child.signalCode === null) await stopDemo(run);
   await dropDatabase(dbUrl);
-});
+}, 120_000);
 
 describe('the demo in a browser', () => {
   it('When a player plays a winning and a losing round from the lobby, then the page, the casino ledger and the relay records agree', async () => {

@@ -105,7 +105,7 @@ describe('wallet process killed mid money call', () => {
     const bet = betBody(world, pl, { amount: 10 });
     const seen = hole.requests();
     const lost = call(world, '/api/balance/cash-out', bet);
-    await eventually(() => hole.requests() > seen, 5000, 'the debit to be on the wire');
+    await eventually(() => hole.requests() > seen, 10_000, 'the debit to be on the wire');
     expect(await transactionRow(p, world, bet.transactionId)).toMatchObject({ status: 'PENDING', completed_at: null, attempt: 1 });
     await killWallet();
     expect((await lost).status).toBeGreaterThanOrEqual(500);
@@ -132,12 +132,12 @@ describe('wallet process killed mid money call', () => {
     g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'credit' }, { kind: 'delay', ms: 1500 }, 1);
     tally.fault('delay 1500ms');
     const lost = call(g, '/api/balance/cash-in', win);
-    await eventually(() => g.sandbox.countCalls({ transactionId: win.transactionId }) === 1, 5000, 'the credit to reach the casino');
+    await eventually(() => g.sandbox.countCalls({ transactionId: win.transactionId }) === 1, 10_000, 'the credit to reach the casino');
     await killWallet();
     expect((await lost).status).toBeGreaterThanOrEqual(500);
     expect(applied(g, win.transactionId)).toBe(0);
     await startWallet();
-    await eventually(() => applied(g, win.transactionId) === 1, 5000, 'the casino to move the money late');
+    await eventually(() => applied(g, win.transactionId) === 1, 10_000, 'the casino to move the money late');
     expect(await transactionRow(p, g, win.transactionId)).toMatchObject({ status: 'PENDING', completed_at: null });
 
     const done = await repeatAfterWindow(g, '/api/balance/cash-in', win);
@@ -156,11 +156,11 @@ describe('wallet process killed mid money call', () => {
    * waiting write never runs; otherwise the write already sent runs once the lock is released.
    */
   async function killBeforeSuccessWrite(route: MoneyRoute, body: { transactionId: string }, connectionDies: boolean) {
-    g.sandbox.setFault({ providerId: g.providerId, operation: route === '/api/balance/cash-out' ? 'debit' : 'credit' }, { kind: 'delay', ms: 600 }, 1);
-    tally.fault('delay 600ms');
+    g.sandbox.setFault({ providerId: g.providerId, operation: route === '/api/balance/cash-out' ? 'debit' : 'credit' }, { kind: 'delay', ms: 1500 }, 1);
+    tally.fault('delay 1500ms');
     tally.fault('row lock on the transaction');
     const lost = call(g, route, body);
-    await eventually(async () => (await transactionRow(p, g, body.transactionId))?.status === 'PENDING', 5000, 'the PENDING claim');
+    await eventually(async () => (await transactionRow(p, g, body.transactionId))?.status === 'PENDING', 10_000, 'the PENDING claim');
     const trx = await p.db.primary.transaction();
     try {
       const me = Number((await trx.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid);
@@ -170,7 +170,7 @@ describe('wallet process killed mid money call', () => {
         const found = await p.db.primary.raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND ? = ANY(pg_blocking_pids(pid))', [me]);
         waiting = found.rows.map((r: { pid: number }) => Number(r.pid));
         return waiting.length > 0;
-      }, 5000, 'the SUCCESS write to wait on the row lock');
+      }, 10_000, 'the SUCCESS write to wait on the row lock');
       expect(applied(g, body.transactionId)).toBe(1); // the casino answered: the relay is writing SUCCESS
       await killWallet();
       if (connectionDies) for (const pid of waiting) await p.db.primary.raw('SELECT pg_terminate_backend(?)', [pid]);
@@ -205,7 +205,7 @@ describe('wallet process killed mid money call', () => {
     expect((await call(g, '/api/balance/cash-out', bet)).status).toBe(200);
     const win = winBody(g, pl, bet, { amount: 35, appliedMultiplier: 3.5 });
     await killBeforeSuccessWrite('/api/balance/cash-in/retry', win, false);
-    await eventually(async () => (await transactionRow(p, g, win.transactionId)).status === 'SUCCESS', 5000, 'the waiting write to commit');
+    await eventually(async () => (await transactionRow(p, g, win.transactionId)).status === 'SUCCESS', 10_000, 'the waiting write to commit');
 
     await startWallet();
     const calls = g.sandbox.countCalls({ transactionId: win.transactionId });

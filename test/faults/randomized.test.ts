@@ -4,7 +4,7 @@ import { startPlatform, type TestPlatform } from '../platform';
 import { startGameWorld, type GameWorld, type Player } from '../game';
 import { betBody, winBody } from '../../services/wallet/test/money-support';
 import { checkLedgerAgreement, checkRoundsConsistent } from './support/invariants';
-import { expectedAnswer, replayUntilOk, sleep, type MoneyRoute } from './support/money';
+import { eventually, expectedAnswer, replayUntilOk, type MoneyRoute } from './support/money';
 import { scenarioIt, Tally } from './support/reliability';
 
 /**
@@ -128,7 +128,9 @@ describe('randomized games under casino faults', () => {
     const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failure) throw failure.reason;
     for (const [route, body] of owed) await settleNow(route, body);
-    await sleep(750); // answers the relay gave up on still reach the casino: they must change nothing
+    // Answers the relay gave up on still reach the casino (up to 300 ms after the time-out): they must
+    // change nothing. Wait until the casino has answered every call, late ones included.
+    await eventually(() => g.sandbox.calls({ providerId: g.providerId }).every((c) => c.status !== undefined || c.reset), 10_000, 'the casino to answer every call');
 
     await checkLedgerAgreement(p, g);
     await checkRoundsConsistent(p, g);

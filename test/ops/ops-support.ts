@@ -39,7 +39,7 @@ export function idOf(span: ReadableSpan): string {
   return span.spanContext().spanId;
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

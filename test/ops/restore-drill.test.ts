@@ -62,10 +62,11 @@ beforeAll(async () => {
   }
 });
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   for (const name of [sourceName, copyName]) await admin.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await admin.destroy();
-});
+}, 120_000);
 
 describe('restore drill', () => {
   it('When a seeded database is dumped and restored, then the drill finds every figure equal and drops its scratch copy', async () => {

@@ -32,12 +32,13 @@ beforeAll(async () => {
   });
 });
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db?.destroy();
   const admin = createKnex(`${base}/postgres`, 1, 'relay-test-rotation');
   await admin.raw(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   await admin.destroy();
-});
+}, 120_000);
 
 async function sealed() {
   const casino = await db('casinos').where({ provider_id: providerId }).first('wallet_secret_enc', 'launch_key_enc');

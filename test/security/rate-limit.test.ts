@@ -18,6 +18,13 @@ const tally = new Tally(
 );
 const scenario = scenarioIt(tally);
 const LIMIT = 5;
+/**
+ * The budget is a one-second window in Redis, opened by the first request after the last one closed.
+ * A burst lasting `elapsedMs` (measured around it) can touch at most one window per started second of
+ * it, plus the one it began in: a loaded machine may stretch a burst over several. `straddle` allows
+ * one more for a burst that may begin in a window opened just before it.
+ */
+const windowsTouched = (elapsedMs: number, straddle = 0) => Math.floor((elapsedMs + 100) / 1000) + 1 + straddle;
 
 describe('rate limit per game provider', () => {
   let p: TestPlatform;
@@ -46,8 +53,9 @@ describe('rate limit per game provider', () => {
     const { server } = (await startGateway(rt, 0)) as { server: RunningServer };
     second = { rt, server, url: `http://127.0.0.1:${server.port}` };
     expect((await setLimit(a, LIMIT)).body.data.rateLimitPerSecond).toBe(LIMIT);
-    // docs/api/admin.json: an admin change takes effect within one second.
-    await eventually(async () => (await burst(LIMIT + 3, () => balance(a, pa))).some((r) => r.status === 429), 3000, 'the limit to apply');
+    // docs/api/admin.json: an admin change takes effect once the change bus carries it (milliseconds; the
+    // deadline only bounds a stalled worker and stays far under the 30 s cache lifetime).
+    await eventually(async () => (await burst(LIMIT + 3, () => balance(a, pa))).some((r) => r.status === 429), 10_000, 'the limit to apply');
     tally.fault('rateLimitPerSecond 5 for A');
   });
   afterAll(async () => {
@@ -63,12 +71,14 @@ describe('rate limit per game provider', () => {
   scenario('When A bursts far beyond its limit while B works normally, then A gets 429 with Retry-After and never reaches the casino, and every request of B succeeds', async () => {
     await sleep(1100);
     const callsBefore = casinoCalls(a);
+    const started = Date.now();
     const [fromA, fromB] = await Promise.all([burst(40, () => balance(a, pa)), burst(40, () => balance(b, pb))]);
+    const elapsed = Date.now() - started;
     const limited = fromA.filter((r) => r.status === 429);
     const served = fromA.filter((r) => r.status === 200);
     expect(served.length + limited.length).toBe(40);
     expect(served.length).toBeGreaterThanOrEqual(1);
-    expect(served.length).toBeLessThanOrEqual(2 * LIMIT); // a burst may straddle two one-second windows
+    expect(served.length).toBeLessThanOrEqual(LIMIT * windowsTouched(elapsed, 1));
     for (const r of limited) {
       expect(r.body).toEqual({ error: 'RATE_LIMITED', message: expect.any(String) });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -80,9 +90,11 @@ describe('rate limit per game provider', () => {
 
   scenario('When A is limited on an envelope route, then the 429 comes in the envelope', async () => {
     await sleep(1100);
+    const started = Date.now();
     const results = await burst(20, () => http('GET', `${p.baseUrl}/api/v1/rounds`, { token: a.providerToken }));
+    const elapsed = Date.now() - started;
     const limited = results.filter((r) => r.status === 429);
-    expect(limited.length).toBeGreaterThanOrEqual(20 - 2 * LIMIT);
+    expect(limited.length).toBeGreaterThanOrEqual(20 - LIMIT * windowsTouched(elapsed, 1));
     for (const r of limited) expect(r.body).toMatchObject({ statusCode: 429, error: 'RATE_LIMITED', data: null });
     expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
@@ -94,9 +106,9 @@ describe('rate limit per game provider', () => {
     const both = [...results, ...(await burst(30, () => balance(a, pa)))];
     const elapsed = Date.now() - started;
     const served = both.filter((r) => r.status === 200).length;
-    // Within one window, one budget for both gateways (separate budgets would serve up to twice the limit).
-    expect(served).toBeLessThanOrEqual(elapsed < 900 ? LIMIT : 2 * LIMIT);
-    expect(both.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(60 - 2 * LIMIT);
+    // One budget for both gateways per window (separate budgets would serve up to twice the limit).
+    expect(served).toBeLessThanOrEqual(LIMIT * windowsTouched(elapsed));
+    expect(both.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(60 - LIMIT * windowsTouched(elapsed, 1));
     tally.check('budget shared across gateways');
   });
 
@@ -105,7 +117,7 @@ describe('rate limit per game provider', () => {
     await sleep(Number(limited.headers.get('retry-after')) * 1000 + 50);
     expect((await balance(a, pa)).status).toBe(200);
     expect((await setLimit(a, null)).body.data.rateLimitPerSecond).toBeNull();
-    await eventually(async () => (await burst(LIMIT * 4, () => balance(a, pa))).every((r) => r.status === 200), 3000, 'the limit to be lifted');
+    await eventually(async () => (await burst(LIMIT * 4, () => balance(a, pa))).every((r) => r.status === 200), 10_000, 'the limit to be lifted');
     tally.check('limit lifted by the admin API');
   });
 });

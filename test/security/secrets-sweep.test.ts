@@ -66,7 +66,8 @@ describe('secrets never leave the platform', () => {
         done();
       },
     });
-    p = await startPlatform({ logDestination: sink, env: { CASINO_TIMEOUT_MS: '500' } });
+    // 1 s: makeTarget's ordinary casino calls must answer in time on a loaded machine; the delay fault stays well over it.
+    p = await startPlatform({ logDestination: sink, env: { CASINO_TIMEOUT_MS: '1000' } });
     echo = await startEchoCasino();
     const worldA = await startGameWorld(p);
     const worldB = await startGameWorld(p, { sandbox: worldA.sandbox });
@@ -109,7 +110,7 @@ describe('secrets never leave the platform', () => {
       { kind: 'tokenExpired' },
       { kind: 'error', status: 503, applyFirst: true },
       { kind: 'malformed', body: 'not-json' },
-      { kind: 'delay', ms: 700, applyFirst: true },
+      { kind: 'delay', ms: 1300, applyFirst: true },
       { kind: 'reset' },
     ];
     const pl = (await launch(a.world))!;

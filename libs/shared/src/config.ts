@@ -56,7 +56,7 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: positiveInt(15000),
     NOTIFIER_WORKER_CONCURRENCY: positiveInt(50),
-    // The daily ledger rollups (docs/ledger.md, "Exact totals"): how often the admin service looks for closed days; 0: never.
+    // The daily ledger rollups (docs/ledger.md, "Exact totals"): how often the admin service looks for closed days and counts today up to its watermark; 0: never.
     LEDGER_ROLLUP_INTERVAL_MS: z.coerce.number().int().min(0).default(300000),
     // The public edge (docs/deploying.md, "Edge limits").
     GATEWAY_HEADERS_TIMEOUT_MS: positiveInt(10000),

@@ -5,11 +5,13 @@ import type { Knex } from 'knex';
  * "Exact totals"). Every row matching a filter is counted exactly once, from one of three parts
  * read in one statement (one snapshot):
  *
- * 1. the rollup of each whole day of the range that is counted and usable (not marked stale by a
- *    takeover; for lists, in a month that still has its partition): rows final when counted;
+ * 1. the rollup of each day of the range that is counted and usable (not marked stale by a
+ *    takeover; for lists, in a month that still has its partition): rows final when counted. A
+ *    closed day is counted whole; the day not closed yet (today) for [day, counted_until), usable
+ *    when the range covers that span (migration 019);
  * 2. the rows of those days that were unfinished when counted (PENDING, OPEN), read live by key;
- * 3. every other instant of the range (today, the edge days of a from/to, stale or uncounted
- *    days), counted live through the indexes, one created_at range at a time.
+ * 3. every other instant of the range (today from its counted_until, the edge days of a from/to,
+ *    stale or uncounted days), counted live through the indexes, one created_at range at a time.
  *
  * The cost depends on the days of the range and on the rows of its live parts, not on the size of
  * the ledger. Only filters on columns the rollups keep can be served so (see ROLLUP_COLUMNS); a
@@ -111,7 +113,8 @@ const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
  * The studio is also part of the join (a row's studio is the list's: only a takeover rewrites it, and
  * its day is then stale, not usable): the planner then knows the live rows' studio too, and reads a
  * status filter's live side from the (group_id, status, created_at) index instead of every
- * unsettled row of every studio.
+ * unsettled row of every studio. A FAILED filter without a studio reads the failed rows of 017's
+ * partial index (index-only: key, studio and amount) and hash-joins them with the list.
  */
 function unfinishedRows(read: Knex, spec: SourceSpec): Knex.Raw {
   const { table } = spec;

@@ -5,9 +5,12 @@ import { finishingWork, sharePoolByTenant } from './pool-share';
 /** Real PostgreSQL: a pool of 4 where one tenant may hold 2 connections at once. */
 describe('sharePoolByTenant', () => {
   let db: Knex;
-  beforeAll(() => {
+  beforeAll(async () => {
     db = createKnex(process.env.DATABASE_URL!, 4, 'pool-share-test');
     sharePoolByTenant(db, 2, () => currentContext()?.groupId, 2000);
+    // All four connections open before the races below: opening one on a loaded machine can take
+    // longer than the 400 ms by which the other tenant's statement must beat the slow ones.
+    await Promise.all(Array.from({ length: 4 }, () => db.raw('select pg_sleep(0.05)')));
   });
   afterAll(() => db.destroy());
   const as = <T>(who: string, fn: () => PromiseLike<T>): Promise<T> => runWithContext({ requestId: who, groupId: who }, async () => fn());

@@ -107,6 +107,7 @@ beforeAll(async () => {
   await fillMonth(old, 200, 'b');
 }, 60000);
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   process.env = env;
   await client?.end();
@@ -115,7 +116,7 @@ afterAll(async () => {
   await dropDatabase(url).catch(() => undefined);
   await dropDatabase(restoreUrl).catch(() => undefined);
   for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('ledger archives in an S3-compatible bucket', () => {
   it('When the retention job archives two months with a bucket configured, then every file and manifest is in the bucket, byte for byte', async () => {

@@ -74,6 +74,7 @@ beforeAll(async () => {
   for (const month of MONTHS) before[month] = await monthFacts(client, month);
 }, 300000);
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   process.env = env;
   await client?.end();
@@ -82,7 +83,7 @@ afterAll(async () => {
   await dropDatabase(url).catch(() => undefined);
   await dropDatabase(restoreUrl).catch(() => undefined);
   for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 it('When the staging directory is lost half-way through a legacy month, then the next run assembles the month from the chunks in the bucket, exactly', async () => {
   const first = await bucketStore();

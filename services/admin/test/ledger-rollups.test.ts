@@ -2,14 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import knexFactory, { type Knex } from 'knex';
 import { dropDatabase, ledgerCount, migrateToLatest, type LedgerTable } from '@relay/shared';
-import { notClosed, runRollups } from '../src/ledger/rollups';
+import { notClosed, runRollups, watermark } from '../src/ledger/rollups';
 
 /**
  * Exact totals from the daily rollups (docs/ledger.md, "Exact totals"): on random data over six
- * days, rolled up, then changed the ways the ledger changes after a day was counted (PENDING
- * answered, FAILED taken over: the wallet's takeover marks its day, OPEN rounds settled, new rows
- * today), the rollup total of random filter combinations equals count(*) of the same filter,
- * before and after the job counts again.
+ * days, rolled up (today up to the watermark), then changed the ways the ledger changes after a
+ * day was counted (PENDING answered, FAILED taken over: the wallet's takeover marks its day, today
+ * included, OPEN rounds settled, new rows today after the watermark: created_at is the inserting
+ * transaction's start, so a row written after the count is never before it), the rollup total of
+ * random filter combinations equals count(*) of the same filter, before and after the job counts
+ * again; and the watermark is held back by a transaction still running.
  */
 const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const url = `${base}/relay_rollups_${Date.now()}_${randomBytes(3).toString('hex')}`;
@@ -23,12 +25,13 @@ const DAY_MS = 86_400_000;
 const startOfToday = Math.floor(Date.now() / DAY_MS) * DAY_MS;
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
 
-async function fill(rows: number, fromDaysAgo: number, toDaysAgo: number): Promise<void> {
+/** Random rows created in [from, until) (ms), none in the future. */
+async function fill(rows: number, from: number, until: number): Promise<void> {
   const tx: Record<string, unknown>[] = [];
   const rounds: Record<string, unknown>[] = [];
   for (let i = 0; i < rows; i++) {
-    const at = new Date(startOfToday - fromDaysAgo * DAY_MS + Math.floor(Math.random() * (fromDaysAgo - toDaysAgo) * DAY_MS));
-    if (at.getTime() > Date.now() - 1000) continue;
+    const at = new Date(from + Math.floor(Math.random() * (until - from)));
+    if (at.getTime() >= Date.now()) continue;
     const common = { provider_id: pick(CASINOS), group_id: pick(GROUPS), game_id: pick(GAMES), currency: pick(CURRENCIES), player_id: `p${i % 7}`, session_id: 's', language: 'en', created_at: at };
     const r = Math.random();
     tx.push({
@@ -41,16 +44,34 @@ async function fill(rows: number, fromDaysAgo: number, toDaysAgo: number): Promi
   await db.batchInsert('rounds', rounds, 500);
 }
 
-/** How the ledger changes after a day was counted. */
-async function changeAfterCounting(): Promise<void> {
+const daysAgo = (n: number) => startOfToday - n * DAY_MS;
+const today = new Date(startOfToday).toISOString().slice(0, 10);
+type Sql = <T>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
+const sql: Sql = async <T,>(text: string, bindings: readonly unknown[] = []) => (await db.raw(text, bindings as Knex.RawBinding[])).rows as T[];
+
+/** Where today's rollup stops: rows created from here on are read live. */
+async function countedUntil(): Promise<number> {
+  const [row] = await sql<{ until: Date | null }>('SELECT counted_until AS until FROM ledger_rollup_days WHERE day = ?::date', [today]);
+  return row?.until ? row.until.getTime() : startOfToday;
+}
+
+/** How the ledger changes after a day was counted. Returns the days a takeover marked. */
+async function changeAfterCounting(): Promise<string[]> {
   await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 20)`);
   // A takeover rewrites a FAILED record (here its game and amount) and marks its day, as the wallet's statement does.
   await db.raw(`WITH taken AS (
       UPDATE transactions SET status = 'PENDING', game_id = 3 - game_id, amount = amount + 1
        WHERE id IN (SELECT id FROM transactions WHERE status = 'FAILED' ORDER BY random() LIMIT 10) RETURNING created_at)
     INSERT INTO rollup_stale_days (day) SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date FROM taken ON CONFLICT (day) DO UPDATE SET marked_at = now()`);
+  // And one of today's, counted in today's partial rollup.
+  const marked = await db.raw(`WITH taken AS (
+      UPDATE transactions SET status = 'PENDING', game_id = 3 - game_id, amount = amount + 1
+       WHERE id IN (SELECT id FROM transactions WHERE status = 'FAILED' AND created_at >= ? AND created_at < ? LIMIT 3) RETURNING created_at)
+    INSERT INTO rollup_stale_days (day) SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date FROM taken ON CONFLICT (day) DO UPDATE SET marked_at = now()
+    RETURNING to_char(day, 'YYYY-MM-DD') AS day`, [new Date(startOfToday), new Date(await countedUntil())]);
   await db.raw(`UPDATE rounds SET status = 'SETTLED' WHERE id IN (SELECT id FROM rounds WHERE status = 'OPEN' ORDER BY random() LIMIT 20)`);
-  await fill(100, 0, -1); // today, after the job looked
+  await fill(100, await countedUntil(), Date.now()); // today, after the job looked: from where it stopped counting
+  return (marked.rows as { day: string }[]).map((r) => r.day);
 }
 
 const filterArb = (table: LedgerTable) =>
@@ -85,28 +106,50 @@ async function compare(table: LedgerTable, f: Awaited<ReturnType<ReturnType<type
   expect({ table, equals, from, until, total: Number(counted.rows[0].total) }).toEqual({ table, equals, from, until, total: expected });
 }
 
+/** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game]. */
+async function bitmapsAgainstPlayerLists(): Promise<[number, number]> {
+  const decoded = (table: string, keys: string) => `
+    SELECT b.day, ${keys}, i.player_id FROM ${table} b CROSS JOIN generate_series(0, 4095) k
+      JOIN ledger_player_ids i ON i.provider_id = b.provider_id AND i.n = b.block * 4096 + k
+     WHERE get_bit(b.bits, k) = 1`;
+  const differ = async (bits: string, list: string) =>
+    Number((await db.raw(`SELECT count(*) AS n FROM ((${bits} EXCEPT ${list}) UNION ALL (${list} EXCEPT ${bits})) x`)).rows[0].n);
+  const byGame = 'b.group_id, b.provider_id, b.game_id, b.currency';
+  const allGames = 'b.group_id, b.provider_id, b.currency';
+  return [
+    await differ(decoded('ledger_rollup_player_bits', byGame), `SELECT b.day, ${byGame}, b.player_id FROM ledger_rollup_players b`),
+    await differ(decoded('ledger_rollup_player_bits_all_games', allGames), `SELECT b.day, ${allGames}, b.player_id FROM ledger_rollup_players b`),
+  ];
+}
+
 beforeAll(async () => {
   await migrateToLatest(url);
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
   await db.raw(`SELECT ledger_create_partition(p, (now() - interval '7 days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
-  await fill(3000, 6, 0);
+  await fill(3000, daysAgo(6), Date.now());
 }, 60000);
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db?.destroy();
   await dropDatabase(url);
-});
+}, 120_000);
 
 describe('exact totals from the daily rollups', () => {
   it('When the closed days were counted and the ledger then changed, then every total of random filters equals count(*), before and after the next count', async () => {
-    const first = await runRollups(db, { closeMarginMs: 0 });
+    const first = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 60_000 });
     expect(first?.rolled.length).toBeGreaterThanOrEqual(5);
-    await changeAfterCounting();
+    expect(first?.partial?.day).toBe(today);
+    // Today's rows before the watermark are in the rollups, not read live.
+    expect(Number((await sql<{ n: string }>('SELECT sum(n) AS n FROM ledger_rollup_transactions WHERE day = ?::date', [today]))[0].n)).toBeGreaterThan(0);
+    expect(await changeAfterCounting()).toContain(today);
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
     }
-    const second = await runRollups(db, { closeMarginMs: 0 });
+    const second = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 60_000 });
     expect(second?.recounted.length).toBeGreaterThan(0);
+    expect(second?.partial?.day).toBe(today);
     expect(Number((await db.raw('SELECT count(*) AS n FROM rollup_stale_days')).rows[0].n)).toBe(0);
+    await fill(50, await countedUntil(), Date.now()); // written after this count, before the watermark's next advance
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
     }
@@ -138,24 +181,13 @@ describe('exact totals from the daily rollups', () => {
     await expect(db.raw(`INSERT INTO ledger_player_ids (provider_id, player_id, n) VALUES ('c1', 'intruder', 0)`)).rejects.toThrow(/unique/);
 
     // Each bitmap, decoded through the dictionary, is its day's player list; without the game, their union.
-    const decoded = (table: string, keys: string) => `
-      SELECT b.day, ${keys}, i.player_id FROM ${table} b CROSS JOIN generate_series(0, 4095) k
-        JOIN ledger_player_ids i ON i.provider_id = b.provider_id AND i.n = b.block * 4096 + k
-       WHERE get_bit(b.bits, k) = 1`;
-    const differ = async (bits: string, list: string) =>
-      Number((await db.raw(`SELECT count(*) AS n FROM ((${bits} EXCEPT ${list}) UNION ALL (${list} EXCEPT ${bits})) x`)).rows[0].n);
-    const byGame = 'b.group_id, b.provider_id, b.game_id, b.currency';
-    const allGames = 'b.group_id, b.provider_id, b.currency';
-    expect(await differ(decoded('ledger_rollup_player_bits', byGame), `SELECT b.day, ${byGame}, b.player_id FROM ledger_rollup_players b`)).toBe(0);
-    expect(await differ(decoded('ledger_rollup_player_bits_all_games', allGames), `SELECT b.day, ${allGames}, b.player_id FROM ledger_rollup_players b`)).toBe(0);
+    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0]);
     expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_players WHERE player_id LIKE 'newcomer-%'`)).rows[0].n)).toBeGreaterThan(0);
     expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_days d WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)`)).rows[0].n)).toBe(0);
   }, 60000);
 
   it('When a transaction that began before a day ended is still open, then that day is not closed; once it ends, it is', async () => {
     // Today, judged as if it had ended a day early (margin -24 h): the holder began before its end.
-    const today = new Date(startOfToday).toISOString().slice(0, 10);
-    const sql = async <T,>(text: string, bindings: readonly unknown[] = []) => (await db.raw(text, bindings as Knex.RawBinding[])).rows as T[];
     const holder = await db.transaction();
     try {
       await holder.raw('SELECT txid_current()');
@@ -166,5 +198,92 @@ describe('exact totals from the daily rollups', () => {
     expect(await notClosed(sql, today, -DAY_MS)).toBeNull();
     // And a day that has not ended is never closed.
     expect(await notClosed(sql, today, 0)).toMatch(/has not ended/);
+  });
+
+  it('When a transaction that began before the watermark would be is still running, then it holds the watermark back, and its rows are counted live once committed', async () => {
+    const holder = await db.transaction();
+    try {
+      const [{ started }] = (await holder.raw('SELECT now() AS started')).rows as { started: Date }[];
+      // A money call that began now and has not committed: its row's created_at is its start.
+      await holder('transactions').insert({
+        id: randomUUID(), transaction_id: `t-${randomUUID()}`, round_id: 'held', provider_id: 'c1', group_id: 'g1', game_id: 1, currency: 'EUR',
+        player_id: 'p-held', session_id: 's', language: 'en', category: 'CASH_OUT', status: 'SUCCESS', amount: '5.00', request_fingerprint: 'x',
+        claimed_at: holder.raw('now()'), created_at: holder.raw('now()'),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const held = await watermark(sql, 0, 1);
+      expect('at' in held && Date.parse(held.at) <= started.getTime()).toBe(true);
+      const run = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 1 });
+      expect(Date.parse(run?.partial?.countedUntil ?? '')).toBeLessThanOrEqual(started.getTime());
+      await holder.commit();
+    } catch (err) {
+      await holder.rollback();
+      throw err;
+    }
+    // Committed after the count: read live, so every total still equals count(*).
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 30 });
+    }
+    const none = { group_id: undefined, provider_id: undefined, game_id: undefined, currency: undefined, status: undefined, category: undefined, fromHours: undefined, spanHours: undefined };
+    await compare('transactions', none);
+    await compare('transactions', { ...none, group_id: 'g1', provider_id: 'c1', game_id: 1, currency: 'EUR', status: 'SUCCESS', category: 'CASH_OUT' });
+    // Nothing running any more: the watermark moves past it.
+    const free = await watermark(sql, 0, 1);
+    const [{ latest }] = await sql<{ latest: Date }>(`SELECT max(created_at) AS latest FROM transactions WHERE player_id = 'p-held'`);
+    expect('at' in free && Date.parse(free.at) > latest.getTime()).toBe(true);
+  });
+
+  it('When the watermark advances, then a run adds only the span written since the last one (not the day so far), and every total still equals count(*)', async () => {
+    await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 1000 });
+    const before = await countedUntil();
+    await fill(40, before, Date.now());
+    // A row unfinished when its span is counted and finished after: listed, read by key.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const run = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 1000 });
+    expect(run?.partial?.counted).toBe('span');
+    expect(Date.parse(run?.partial?.countedUntil ?? '')).toBeGreaterThan(before);
+    // The span's players joined today's bitmaps (OR-ed into its blocks), as they joined its player list.
+    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0]);
+    await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(before)]);
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 40 });
+    }
+    // A takeover's mark sends the day back to a whole count up to the watermark.
+    expect(await changeAfterCounting()).toContain(today);
+    const marked = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 1000 });
+    expect(marked?.partial?.counted).toBe('whole');
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 20 });
+    }
+  }, 120000);
+
+  it('When today closes after being counted up to a watermark, then its rollup is the whole day counted once: every final row summed, every unfinished one listed', async () => {
+    await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 1000 });
+    await fill(30, await countedUntil(), Date.now());
+    await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(startOfToday)]);
+    // Today judged as if it had ended a day early (margin -24 h): it closes, and is counted whole.
+    const run = await runRollups(db, { closeMarginMs: -DAY_MS, watermarkStepMs: 1000 });
+    expect(run?.rolled).toContain(today);
+    expect((await sql<{ until: Date | null }>('SELECT counted_until AS until FROM ledger_rollup_days WHERE day = ?::date', [today]))[0].until).toBeNull();
+    const day = [new Date(startOfToday), new Date(startOfToday + DAY_MS)];
+    const rolled = await sql(
+      `SELECT group_id, provider_id, game_id, currency, category, status, n::int, amount::text FROM ledger_rollup_transactions WHERE day = ?::date ORDER BY 1, 2, 3, 4, 5, 6`, [today]);
+    const plain = await sql(
+      `SELECT group_id, provider_id, game_id, currency, category, status, count(*)::int AS n, sum(amount)::text AS amount FROM transactions
+        WHERE created_at >= ? AND created_at < ? AND status <> 'PENDING' GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, day);
+    expect(rolled).toEqual(plain);
+    const rolledRounds = await sql(`SELECT group_id, provider_id, game_id, currency, status, n::int, bet_amount::text FROM ledger_rollup_rounds WHERE day = ?::date ORDER BY 1, 2, 3, 4, 5`, [today]);
+    const plainRounds = await sql(
+      `SELECT group_id, provider_id, game_id, currency, status, count(*)::int AS n, sum(bet_amount)::text AS bet_amount FROM rounds
+        WHERE created_at >= ? AND created_at < ? AND status <> 'OPEN' GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, day);
+    expect(rolledRounds).toEqual(plainRounds);
+    const listed = await sql(`SELECT parent, id FROM ledger_rollup_unfinished WHERE day = ?::date ORDER BY 1, 2`, [today]);
+    const unfinished = await sql(
+      `SELECT 'transactions' AS parent, id FROM transactions WHERE created_at >= ? AND created_at < ? AND status = 'PENDING'
+       UNION ALL SELECT 'rounds', id FROM rounds WHERE created_at >= ? AND created_at < ? AND status = 'OPEN' ORDER BY 1, 2`, [...day, ...day]);
+    expect(listed).toEqual(unfinished);
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 30 });
+    }
   });
 });

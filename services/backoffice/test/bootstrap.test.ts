@@ -9,10 +9,11 @@ const script = path.resolve(__dirname, '../dist/bootstrap.js');
 const url = `${process.env.DATABASE_URL}_bootstrap_${process.pid}`;
 let db: Knex | null = null;
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db?.destroy();
   await dropDatabase(url);
-});
+}, 120_000);
 
 const bootstrap = (args: string[], env: Record<string, string> = {}) =>
   run(process.execPath, [script, ...args], { env: { ...process.env, DATABASE_URL: url, ...env } }).then(

@@ -12,8 +12,10 @@ import { startMoneyWorld, type MoneyWorld } from './money-support';
  * queue (in scope only), acknowledged and resolved by a person (audited), and closed by the
  * ledger's own resolution: the game repeats the call, the round settles.
  */
-// Long enough that a casino answer held just under it leaves seconds to see the PENDING item on a loaded machine.
-const CASINO_TIMEOUT_MS = 4000;
+// A casino answer held PENDING_ANSWER_MS leaves 2 s to see the PENDING item (due after 1 s) and still
+// arrives 2 s before the time-out, so neither side of it depends on a loaded machine's timing.
+const CASINO_TIMEOUT_MS = 5000;
+const PENDING_ANSWER_MS = 3000;
 let w: MoneyWorld;
 let pl: Player;
 
@@ -72,7 +74,7 @@ describe('When a settling credit fails', () => {
     const owed = await item('CREDIT_OWED', win.transactionId);
     expect(owed.body.data).toMatchObject({ state: 'OPEN', amount: 17.5, errorCode: 'PROVIDER_API_FAILURE' });
     expect(owed.body.data.suggestedAction).toMatch(/owed 17.5 EUR/);
-    await eventually(async () => (await item('ROUND_OPEN', bet.roundId)).body.data?.state === 'OPEN', 5000, 'the round to count as open too long');
+    await eventually(async () => (await item('ROUND_OPEN', bet.roundId)).body.data?.state === 'OPEN', 10_000, 'the round to count as open too long');
 
     // A person acknowledges and resolves with a note; the audit trail records both.
     const support = await w.as('support', { type: 'casino', providerId: w.a.providerId });
@@ -113,9 +115,9 @@ describe('When a settling credit fails', () => {
 describe('When the casino answers slower than the pending threshold', () => {
   it('then the PENDING transaction is an item while nobody knows, and closes when the answer is recorded', async () => {
     const bet = betBody(w.a, pl, { amount: 3 });
-    w.sandbox.setFault({ providerId: w.a.providerId, operation: 'debit' }, { kind: 'delay', ms: CASINO_TIMEOUT_MS - 200 }, 1);
+    w.sandbox.setFault({ providerId: w.a.providerId, operation: 'debit' }, { kind: 'delay', ms: PENDING_ANSWER_MS }, 1);
     const answer = debit(bet);
-    await eventually(async () => (await item('PENDING_ABANDONED', bet.transactionId)).body.data?.state === 'OPEN', CASINO_TIMEOUT_MS, 'the pending item');
+    await eventually(async () => (await item('PENDING_ABANDONED', bet.transactionId)).body.data?.state === 'OPEN', PENDING_ANSWER_MS, 'the pending item');
     const pending = await item('PENDING_ABANDONED', bet.transactionId);
     expect(pending.body.data).toMatchObject({ state: 'OPEN', category: 'CASH_OUT', amount: 3 });
     expect(pending.body.data.ageSeconds).toBeGreaterThanOrEqual(1);

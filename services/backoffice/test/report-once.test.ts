@@ -49,10 +49,11 @@ beforeAll(async () => {
   // Two days counted, the last one still live: every part of every source is in the plan.
   await runRollups(db, { closeMarginMs: 0, maxDays: 2 });
 }, 60000);
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db?.destroy();
   await dropDatabase(url);
-});
+}, 120_000);
 
 describe('When a page of a report is read with its totals', () => {
   it('then one statement answers, and it reads each rollup once', async () => {

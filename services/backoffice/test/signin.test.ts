@@ -116,14 +116,13 @@ describe('When the password is wrong or the email unknown', () => {
 });
 
 describe('When a session exists', () => {
-  it('then disabling the account refuses its live session within a second', async () => {
+  it('then disabling the account refuses its live session at once', async () => {
     const op = await signInFirstTime(p, await createOperator(p, 'support', platform));
     expect((await session(op)).status).toBe(200);
-    const started = Date.now();
+    // Disabling ends the account's sessions before it answers: the very next request is refused.
     expect((await http('POST', bo(p, `accounts/${op.accountId}/disable`), { token: p.adminToken })).status).toBe(200);
-    await eventually(async () => (await session(op)).status === 403, 1000, 'the disabled account to be refused');
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect((await session(op)).body.error).toBe('AUTHENTICATION_FAILED');
+    const refused = await session(op);
+    expect([refused.status, refused.body.error]).toEqual([403, 'AUTHENTICATION_FAILED']);
   });
 
   it('then a change of role or scope ends it, and a change of display name alone does not', async () => {
@@ -152,6 +151,8 @@ describe('When a session exists', () => {
     // Before busy's session exists, so its lifetime ends no earlier than 5 s after this.
     const started = Date.now();
     const busy = await signInFirstTime(p, busyAccount);
+    // ... and no later than 5 s after its sign-in answered (a loaded machine may take a while to sign in).
+    const lifetimeEndsBy = Date.now() + 5000;
     // busy is used about every half second (far under the 3 s idle time-out) until its 5 s lifetime ends.
     let idleChecked = false;
     while (Date.now() - started < 4500) {
@@ -163,8 +164,9 @@ describe('When a session exists', () => {
       await new Promise((r) => setTimeout(r, 500));
     }
     expect(idleChecked).toBe(true);
-    await eventually(async () => (await session(busy)).status === 403, 2500, 'the absolute lifetime to end the session');
-    expect(Date.now() - started).toBeLessThan(7500);
+    // Used every 25 ms it never idles out: only the absolute lifetime can end it. The 2.5 s margin past
+    // the latest possible end bounds a stalled worker; a lifetime 2.5 s longer than 5 s still fails.
+    await eventually(async () => (await session(busy)).status === 403, Math.max(0, lifetimeEndsBy - Date.now()) + 2500, 'the absolute lifetime to end the session');
   });
 
   it('then a state-changing request without the CSRF token, or with a wrong one, is refused and changes nothing', async () => {

@@ -2,9 +2,13 @@ import net from 'node:net';
 import { ALL_SERVICES, http, startPlatform, type TestPlatform } from '../../../test/platform';
 import { adminDelete, adminPut, provisionWorld, type World } from '../../../test/provision';
 import { createRuntime, closeRuntime, loadConfig, IdentitySigner } from '@relay/shared';
+import { eventually } from '../../../test/faults/support/money';
 import { startGateway } from '../src';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Admin changes reach every gateway over the change bus in milliseconds; the tests poll for them. The
+// deadline only bounds a worker stalled by a loaded machine: far under the 30 s cache lifetime, so a
+// change the bus never carried still fails.
+const PROPAGATION_DEADLINE_MS = 10_000;
 
 describe('gateway', () => {
   let p: TestPlatform;
@@ -87,11 +91,11 @@ describe('gateway', () => {
     expect(none.status).toBe(403);
   });
 
-  it('When the game provider is set inactive, then its token answers 403 GROUP_NOT_ACTIVE within a second', async () => {
+  it('When the game provider is set inactive, then its token answers 403 GROUP_NOT_ACTIVE', async () => {
     const w = await provisionWorld(p);
     expect((await balance(w.providerToken)).body.error).toBe('SESSION_EXPIRED');
     expect((await adminPut(p, `game-providers/${w.groupId}`, { name: 'Paused', status: 'INACTIVE' })).status).toBe(200);
-    await sleep(1000);
+    await eventually(async () => (await balance(w.providerToken)).status === 403, PROPAGATION_DEADLINE_MS, 'the inactive game provider to be refused');
     const res = await balance(w.providerToken);
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('GROUP_NOT_ACTIVE');
@@ -99,7 +103,7 @@ describe('gateway', () => {
     expect(envelope.body).toMatchObject({ statusCode: 403, error: 'GROUP_NOT_ACTIVE' });
   });
 
-  it('When a token is revoked, then every gateway instance refuses it within one second', async () => {
+  it('When a token is revoked, then every gateway instance refuses it', async () => {
     const w = await provisionWorld(p);
     await withSecondGateway(async (second) => {
       const viaSecond = () => http('GET', `${second}/api/account?sessionId=nope`, { token: w.providerToken });
@@ -108,7 +112,7 @@ describe('gateway', () => {
       expect((await viaSecond()).body.error).toBe('SESSION_EXPIRED');
 
       expect((await adminDelete(p, `game-providers/${w.groupId}/tokens/${w.tokenId}`)).status).toBe(200);
-      await sleep(1000);
+      await eventually(async () => (await balance(w.providerToken)).status === 403 && (await viaSecond()).status === 403, PROPAGATION_DEADLINE_MS, 'both gateways to refuse the revoked token');
       expect((await balance(w.providerToken)).body.error).toBe('AUTHENTICATION_FAILED');
       expect((await viaSecond()).body.error).toBe('AUTHENTICATION_FAILED');
     });

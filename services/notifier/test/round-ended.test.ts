@@ -7,7 +7,8 @@ import { startTestbed, type Testbed } from './testbed';
 
 /**
  * POST /api/round-ended through the gateway, against real Redis, real workers and a sandbox
- * casino (spec: Round-ended, Events 1; docs/api/casino.json). CASINO_TIMEOUT_MS is 500 ms here.
+ * casino (spec: Round-ended, Events 1; docs/api/casino.json). CASINO_TIMEOUT_MS is 1 s here: short, yet
+ * long enough that an ordinary delivery by a worker stalled on a loaded machine still answers in time.
  */
 describe('POST /api/round-ended', () => {
   let tb: Testbed;
@@ -18,7 +19,7 @@ describe('POST /api/round-ended', () => {
   const notified = (providerId: string, roundId: string) => tb.sandbox.roundEndedCount({ providerId, roundId });
 
   beforeAll(async () => {
-    tb = await startTestbed('ntf_round', { CASINO_TIMEOUT_MS: '500' });
+    tb = await startTestbed('ntf_round', { CASINO_TIMEOUT_MS: '1000' });
     await tb.startWorker();
     await tb.startWorker();
     a = tb.world.providerId;
@@ -88,13 +89,14 @@ describe('POST /api/round-ended', () => {
     });
 
     it('When one casino does not answer within CASINO_TIMEOUT_MS, then 408 INTEGRATION_TIMED_OUT soon after the time-out, and the others are notified', async () => {
-      tb.sandbox.setFault({ providerId: c, operation: 'round-ended' }, { kind: 'delay', ms: 3000 });
+      tb.sandbox.setFault({ providerId: c, operation: 'round-ended' }, { kind: 'delay', ms: 5000 });
       const roundId = uniqueId('r');
       const started = Date.now();
       const res = await tb.roundEnded({ roundId, providerIds: [a, b, c] });
       expect(res.status).toBe(408);
       expect(res.body.error).toBe('INTEGRATION_TIMED_OUT');
-      expect(Date.now() - started).toBeLessThan(3000);
+      // A sanity bound, not a speed check: answered at the 1 s time-out, not after the casino's 5 s.
+      expect(Date.now() - started).toBeLessThan(5000);
       expect(notified(a, roundId)).toBe(1);
       expect(notified(b, roundId)).toBe(1);
     });

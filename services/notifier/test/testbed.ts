@@ -108,8 +108,11 @@ async function deleteKeys(platform: TestPlatform, prefix: string): Promise<void>
   } while (cursor !== '0');
 }
 
-/** Polls until `check` holds (tests of asynchronous effects), failing after `ms`. */
-export async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+/**
+ * Polls until `check` holds (tests of asynchronous effects), failing after `ms`: by default 10 s, room
+ * for a queue job on a loaded machine (it usually takes milliseconds).
+ */
+export async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
   while (!check()) {
     if (Date.now() > until) throw new Error('condition not met in time');

@@ -57,6 +57,9 @@ describe('round-ended when the notifier worker dies mid-delivery', () => {
     const child = await tb.spawnWorker(fastStall);
     const roundId = uniqueId('r');
     const answer = killMidDelivery(child, roundId);
+    // The second worker starts once the child holds the delivery: started at once, it may take the job
+    // first on a loaded machine (the child is a process still getting going), and nothing is killed mid-delivery.
+    await eventually(() => calls(roundId) === 1);
     const takeover = await tb.startWorker({ lockDurationMs: 1000, stalledIntervalMs: 500 });
     const { res } = await answer;
     await takeover.close(); // the next test needs the child to be the only worker

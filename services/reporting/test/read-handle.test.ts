@@ -39,13 +39,14 @@ describe('Reporting reads', () => {
     await replica('casino_game_configs').insert({ provider_id: providerId, game_id: 424242, overrides: '{}' });
   });
 
+  // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
   afterAll(async () => {
     await server?.close(1000);
     if (rt) await closeRuntime(rt);
     await primary?.destroy();
     await replica?.destroy();
     await dropDatabase(replicaUrl);
-  });
+  }, 120_000);
 
   const get = (path: string) => http('GET', `${server.url}${path}`, { headers: identity });
 

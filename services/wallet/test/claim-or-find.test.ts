@@ -79,7 +79,7 @@ describe('claim or find', () => {
 
 /** Until a backend of this test's application waits on a transaction lock (the key's insertion). */
 async function waitUntilBlocked(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     const rows = (await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock'`, [APP])).rows;
     if (rows[0].n > 0) return;
     await new Promise((r) => setTimeout(r, 25));

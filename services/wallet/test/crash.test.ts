@@ -2,6 +2,7 @@ import { startPlatform, type TestPlatform } from '../../../test/platform';
 import { startGameWorld, type GameWorld } from '../../../test/game';
 import { freePort, startServiceProcess, type ServiceProcess } from '../../../test/processes';
 import { applied, attempts, betBody, transactionRow } from './money-support';
+import { eventually } from '../../../test/faults/support/money';
 
 /**
  * The wallet service as its own process, killed with SIGKILL while a debit waits on the casino.
@@ -48,7 +49,8 @@ describe('wallet crash', () => {
     // The casino applies the debit, then takes 3 s to answer: the wallet dies in between.
     g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'debit' }, { kind: 'delay', ms: 3000, applyFirst: true }, 1);
     const pending = g.call('POST', '/api/balance/cash-out', bet);
-    for (let i = 0; i < 50 && g.sandbox.countCalls({ transactionId: bet.transactionId }) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // The first request of a freshly started process: on a loaded machine it may take seconds to reach the casino.
+    await eventually(() => g.sandbox.countCalls({ transactionId: bet.transactionId }) === 1, 10_000, 'the debit to reach the casino');
     wallet.child.kill('SIGKILL');
     await wallet.exited;
     const lost = await pending;

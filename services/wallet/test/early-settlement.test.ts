@@ -68,7 +68,7 @@ async function interleave<T>(first: (trx: Knex.Transaction) => Promise<unknown>,
   const trx = await db.transaction();
   await first(trx);
   const pending = second();
-  const until = Date.now() + 5000;
+  const until = Date.now() + 10_000;
   while ((await lockWaiters()) === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
   const waiting = await lockWaiters();
   await trx.commit();

@@ -213,9 +213,10 @@ async function expectWholeLedger(db: Knex, before: Snapshot, journal: Map<string
   for (const table of ['transactions', 'transaction_attempts', 'rounds']) expect(health.monthsAhead[table]).toBeGreaterThanOrEqual(3);
 }
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   for (const url of created) await dropDatabase(url).catch(() => undefined);
-});
+}, 120_000);
 
 describe('migrate-live: the live migration of a ledger on the layout before 007', () => {
   it('When money calls run through every step, then every record, sum and key is there, replays work, and no call failed', async () => {

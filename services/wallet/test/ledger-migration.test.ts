@@ -39,10 +39,11 @@ beforeAll(async () => {
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
 }, 120000);
 
+// DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
 afterAll(async () => {
   await db?.destroy();
   await dropDatabase(url);
-});
+}, 120_000);
 
 describe('migrating a database of the old layout (007_ledger_partitions)', () => {
   it('When the old tables held four months of money, then every record, attempt and round is in its month with unchanged sums', async () => {

@@ -152,10 +152,11 @@ function plansDatabase(): () => Database {
     await migrateToLatest(ref.url);
     ref.db = createDatabase({ url: ref.url, readUrl: ref.url, poolMax: 2, name: 'plans' });
   });
+  // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
   afterAll(async () => {
     if (ref.db) await closeDatabase(ref.db);
     await dropDatabase(ref.url);
-  });
+  }, 120_000);
   return () => ref.db!;
 }
 

@@ -2,6 +2,7 @@ import { startPlatform, type TestPlatform } from '../../../test/platform';
 import { startGameWorld, type GameWorld } from '../../../test/game';
 import { adminPut } from '../../../test/provision';
 import { betBody, roundRow, transactionRow, winBody } from './money-support';
+import { eventually } from '../../../test/faults/support/money';
 
 /** Every row of the spec's Round state table, and which cash-in reasons settle a round. */
 describe('round states', () => {
@@ -54,9 +55,10 @@ describe('round states', () => {
   it('When a settling cash-in succeeds while its cash-out is still waiting on the casino, then the round opens already settled by it', async () => {
     const pl = await g.launchPlayer({ balance: 100 });
     const bet = betBody(g, pl);
-    g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'debit' }, { kind: 'delay', ms: 1500 }, 1);
+    // The casino holds the debit 2.5 s: time for the cash-in below on a loaded machine.
+    g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'debit' }, { kind: 'delay', ms: 2500 }, 1);
     const debit = g.call('POST', '/api/balance/cash-out', bet);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await eventually(() => g.sandbox.countCalls({ transactionId: bet.transactionId }) === 1, 10_000, 'the debit to wait on the casino');
     const settlementData = { crashPoint: 1.5 };
     const win = winBody(g, pl, bet, { amount: 15, appliedMultiplier: 1.5, game: { outcome: 'WIN', settlementData } });
     expect((await g.call('POST', '/api/balance/cash-in', win)).status).toBe(200);

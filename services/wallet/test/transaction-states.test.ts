@@ -1,6 +1,7 @@
 import { startPlatform, type TestPlatform } from '../../../test/platform';
 import { startGameWorld, type GameWorld } from '../../../test/game';
 import { applied, attempts, betBody, transactionRow, winBody } from './money-support';
+import { eventually } from '../../../test/faults/support/money';
 
 /** Every row of the spec's Transaction state table, against the sandbox casino. */
 describe('transaction states', () => {
@@ -80,7 +81,8 @@ describe('transaction states', () => {
     const bet = betBody(g, pl);
     g.sandbox.setFault({ providerId: g.providerId, playerId: pl.playerId, operation: 'debit' }, { kind: 'delay', ms: 1000 });
     const first = g.call('POST', '/api/balance/cash-out', bet);
-    await new Promise((r) => setTimeout(r, 300));
+    // Claimed PENDING before the casino is asked: once the casino holds it, the repeat is in flight.
+    await eventually(() => g.sandbox.countCalls({ transactionId: bet.transactionId }) === 1, 10_000, 'the debit to wait on the casino');
     const second = await g.call('POST', '/api/balance/cash-out', bet);
     expect(second.status).toBe(409);
     expect(second.body.error).toBe('TRANSACTION_IN_FLIGHT');

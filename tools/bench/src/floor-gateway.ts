@@ -1,5 +1,6 @@
 import http from 'node:http';
-import { hashToken, IDENTITY_HEADER, IdentitySigner } from '@relay/shared';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { createRedis, hashToken, IDENTITY_HEADER, IdentitySigner } from '@relay/shared';
 import { required, serve } from './floor-process';
 
 /**
@@ -9,11 +10,33 @@ import { required, serve } from './floor-process';
  * the wallet over a keep-alive pool. No express, no logging, no metrics, no input checks.
  * FLOOR_PORT, FLOOR_UPSTREAM (the wallet's origin), FLOOR_TOKEN_HASH and FLOOR_GROUP_ID,
  * INTERNAL_AUTH_SECRET.
+ *
+ * With FLOOR_REDIS_URL and FLOOR_RATE_LIMIT (requests per second, > 0), each call is also counted
+ * against the game provider's budget in Redis, as the gateway's limiter counts it (the same library
+ * and settings, one round trip per call), and refused with 429 over it: the limit is I/O the
+ * platform must do per call (one tenant must not starve another), so the floor does it too.
+ * FLOOR_REDIS_PREFIX keeps its keys apart from the gateway's.
  */
 const upstream = new URL(required('FLOOR_UPSTREAM'));
 const tokens = new Map([[required('FLOOR_TOKEN_HASH'), required('FLOOR_GROUP_ID')]]);
 const signer = new IdentitySigner(required('INTERNAL_AUTH_SECRET'));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const limit = Number(process.env.FLOOR_RATE_LIMIT ?? 0);
+const limiter = process.env.FLOOR_REDIS_URL && limit > 0
+  ? new RateLimiterRedis({ storeClient: createRedis(process.env.FLOOR_REDIS_URL), keyPrefix: `${process.env.FLOOR_REDIS_PREFIX ?? 'floor'}:rl:${limit}`, points: limit, duration: 1 })
+  : null;
+
+/** Whether the call is within the provider's budget (no limiter: always). */
+async function allowed(groupId: string): Promise<boolean> {
+  if (!limiter) return true;
+  try {
+    await limiter.consume(groupId, 1);
+    return true;
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return false;
+    throw err;
+  }
+}
 
 const server = http.createServer((req, res) => {
   if (req.url === '/readyz') {
@@ -26,7 +49,12 @@ const server = http.createServer((req, res) => {
     res.writeHead(401).end();
     return;
   }
-  void signer.sign({ kind: 'provider', groupId }).then((identity) => {
+  void allowed(groupId).then(async (ok) => {
+    if (!ok) {
+      res.writeHead(429).end();
+      return;
+    }
+    const identity = await signer.sign({ kind: 'provider', groupId });
     const headers = { ...req.headers, [IDENTITY_HEADER]: identity };
     delete headers.authorization;
     const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
@@ -35,6 +63,6 @@ const server = http.createServer((req, res) => {
     });
     out.on('error', () => res.writeHead(502).end());
     req.pipe(out);
-  });
+  }).catch(() => res.writeHead(502).end());
 });
 serve(server);

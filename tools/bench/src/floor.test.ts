@@ -64,3 +64,27 @@ test('When the bearer token is not the game provider\'s, then the stand-in gatew
   expect(res.status).toBe(401);
   expect(await db('transactions').where({ provider_id: world.providerId, transaction_id: `b2-${id}` }).first()).toBeUndefined();
 });
+
+test('When the stand-in gateway is given the rate limit, then it counts every call in Redis as the gateway does: a burst over the budget is refused with 429 and writes nothing', async () => {
+  const limited = await startFloor(process.env.DATABASE_URL!, sandbox.url, world, [player], {
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+    keyPrefix: `floor-test-${id}`,
+    perSecond: 1,
+  });
+  try {
+    const burst = Array.from({ length: 20 }, (_, i) => fetch(`${limited.url}/api/balance/cash-out`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${world.providerToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ sessionId: player.sessionId, gameId: world.gameId, currency: 'EUR', roundId: `rl-${id}-${i}`, transactionId: `rl-${id}-${i}`, amount: 1 }),
+    }).then((res) => res.status));
+    const statuses = await Promise.all(burst);
+    const refused = statuses.filter((s) => s === 429).length;
+    // 20 calls at once against 1 per second: only a burst spread over 20 seconds could pass whole.
+    expect(refused).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 429).every((s) => s === 200)).toBe(true);
+    const written = await db('transactions').where({ provider_id: world.providerId }).whereLike('transaction_id', `rl-${id}-%`).count<{ count: string }[]>('* as count');
+    expect(Number(written[0].count)).toBe(20 - refused);
+  } finally {
+    await limited.stop();
+  }
+});

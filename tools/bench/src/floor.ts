@@ -31,7 +31,14 @@ export interface Floor {
  * the gateway and the wallet must do per money call, with no framework, checks or logs, and the
  * same Node flags as the services they stand in for.
  */
-export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[]): Promise<Floor> {
+/** The gateway's per-provider limit, for the stand-in to count each call as the gateway does (Redis). */
+export interface FloorRateLimit {
+  redisUrl: string;
+  keyPrefix: string;
+  perSecond: number;
+}
+
+export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[], rateLimit?: FloorRateLimit): Promise<Floor> {
   const [gatewayPort, walletPort] = await Promise.all([freePort(), freePort()]);
   const secret = randomBytes(24).toString('base64url');
   const wallet = startProcess('tools/bench/dist/floor-wallet.js', {
@@ -53,6 +60,9 @@ export async function startFloor(dbUrl: string, casinoOrigin: string, world: Flo
     FLOOR_TOKEN_HASH: hashToken(world.providerToken),
     FLOOR_GROUP_ID: world.groupId,
     INTERNAL_AUTH_SECRET: secret,
+    ...(rateLimit && rateLimit.perSecond > 0
+      ? { FLOOR_REDIS_URL: rateLimit.redisUrl, FLOOR_REDIS_PREFIX: rateLimit.keyPrefix, FLOOR_RATE_LIMIT: String(rateLimit.perSecond) }
+      : {}),
   }, HOT_PATH_NODE_ARGS);
   const stop = async () => {
     await stopProcess(gateway);

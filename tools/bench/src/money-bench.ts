@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
-import { dropDatabase, signCasinoRequest } from '@relay/shared';
+import { dropDatabase, loadConfig, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
 import { startFloor, type FloorPlayer as Player } from './floor';
@@ -96,7 +96,9 @@ export async function runMoneyBench(): Promise<string> {
     };
 
     // The same pairs through bare stand-ins of the gateway and the wallet: the floor of this design.
-    const floor = await startFloor(dbUrl, sandboxUrl, world, players);
+    // The stand-in gateway counts each call against the same limit in the same Redis, as the gateway does.
+    const config = loadConfig({ ...process.env, ...platformEnv });
+    const floor = await startFloor(dbUrl, sandboxUrl, world, players, { redisUrl: config.REDIS_URL, keyPrefix: `bench_${run}_floor`, perSecond: config.RATE_LIMIT_PER_SECOND });
     stopFloor = floor.stop;
     const floorPool = new Pool(floor.url, { connections: 128, pipelining: 1 });
     const viaFloor = pairThrough(floorPool);
@@ -247,7 +249,7 @@ function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floor
     'pairs straight to the sandbox casino, to show what the casino side alone costs on this machine. "bare stand-ins"',
     'sends the pairs through two bare Node.js processes in place of the gateway and the wallet (tools/bench/src/floor-*.ts):',
     "the same hops, the wallet's own two statements per call on the same database and the same signed casino call, and",
-    'nothing else (no express, proxy library, input validation, logging, metrics, request context or rate limit, though the',
+    "nothing else but the rate limit's Redis round trip when it is on (no express, proxy library, input validation, logging, metrics or request context, though the",
     'spec and the architecture ask for them): a lower bound for any implementation of this design on this machine.',
     rateLimit,
     '',

@@ -15,7 +15,7 @@ const roundEnded = (roundId: string) => client.call(w(), 'round-ended', { provid
 const code = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? 'ok' : r.error?.code);
 const stored = (player = 'p1') => sandbox.getPlayer(P, player)?.balance;
 
-async function until(check: () => boolean, ms = 3000): Promise<void> {
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not reached');

@@ -16,8 +16,9 @@ let strictGame: DemoGame;
 const EUR = { minBet: 0.1, maxBet: 50, defaultBet: 1, betSuggestions: [1, 5], maxWin: 60 };
 
 beforeAll(async () => {
-  // A short casino time-out, so a slow casino is a 408 the game has to resolve.
-  platform = await startPlatform({ env: { CASINO_TIMEOUT_MS: '500' } });
+  // A short casino time-out, so a slow casino is a 408 the game has to resolve; 1 s, so an ordinary
+  // casino call by a worker stalled on a loaded machine still answers in time.
+  platform = await startPlatform({ env: { CASINO_TIMEOUT_MS: '1000' } });
   world = await startGameWorld(platform);
   const saved = await adminPut(platform, `casinos/${world.providerId}/games/${world.gameId}/currencies/EUR`, EUR);
   expect(saved.status).toBe(200);
@@ -141,7 +142,7 @@ describe('demo game backend', () => {
 
   it('When the casino answers the debit too late, then the game repeats it with the same transactionId and the stake is taken once', async () => {
     const player = await world.launchPlayer({ balance: 10 });
-    world.sandbox.setFault({ playerId: player.playerId, operation: 'debit' }, { kind: 'delay', ms: 1000, applyFirst: true }, 1);
+    world.sandbox.setFault({ playerId: player.playerId, operation: 'debit' }, { kind: 'delay', ms: 1600, applyFirst: true }, 1);
     const res = await bet(game, { sessionId: player.sessionId, amount: 3, chance: 50, forceOutcome: 'LOSS' });
     expect(res.body).toMatchObject({ won: false, balance: 7, settled: true });
     expect(world.sandbox.countCalls({ operation: 'debit', playerId: player.playerId })).toBeGreaterThanOrEqual(2);

@@ -181,7 +181,7 @@ describe('CasinoClient answer mapping (docs/api/casino.json)', () => {
     for (const op of ['debit', 'round-ended'] as const) {
       const started = Date.now();
       const r = expectFailure(await client.call(casino(), op, bodies[op]), 'INTEGRATION_TIMED_OUT', 408);
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(5000); // gave up at its 1 s time-out: a sanity bound, not a speed check
       expect(r.casinoStatus).toBeUndefined();
     }
   });

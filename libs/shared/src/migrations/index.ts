@@ -15,6 +15,9 @@ import * as rollupUnfinishedScope from './013_rollup_unfinished_scope';
 import * as ledgerLegacyRetention from './014_ledger_legacy_retention';
 import * as statusCreatedIndex from './015_status_created_index';
 import * as casinoTimeIndexes from './016_casino_time_indexes';
+import * as failedOpenIndexes from './017_failed_open_indexes';
+import * as ledgerRemovedRollups from './018_ledger_removed_rollups';
+import * as rollupPartialDay from './019_rollup_partial_day';
 import * as playerBitmaps from './020_player_bitmaps';
 
 interface Migration {
@@ -42,6 +45,9 @@ const migrations: Record<string, Migration> = {
   '014_ledger_legacy_retention': ledgerLegacyRetention,
   '015_status_created_index': statusCreatedIndex,
   '016_casino_time_indexes': casinoTimeIndexes,
+  '017_failed_open_indexes': failedOpenIndexes,
+  '018_ledger_removed_rollups': ledgerRemovedRollups,
+  '019_rollup_partial_day': rollupPartialDay,
   '020_player_bitmaps': playerBitmaps,
 };
 

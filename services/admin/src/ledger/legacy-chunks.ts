@@ -5,6 +5,7 @@ import { createGzip } from 'node:zlib';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { addFacts, compareFacts, fileFacts, monthLabel, monthRange, sqlFactsFrom, TABLE_SPECS, writeDurably, type TableFacts } from './archive';
+import { addRemovedRollups } from './archived-rollups';
 import type { MoneyTable } from './partitions';
 import type { RetentionOptions } from './retention';
 
@@ -15,8 +16,9 @@ import type { RetentionOptions } from './retention';
  * walk over the month: the job never waits for a money call, so the two can never deadlock), COPY
  * them to a chunk file (gzip, fsync, rename), read the file back and compare its count and sums with
  * SQL's, publish it, give the keys still inside the idempotency window their record's last state,
- * delete the rows (every one the file holds, no other), and record the chunk and its facts in
- * ledger_archives.progress.
+ * add what the rows contribute to the daily rollups (archived-rollups.ts: the month's rollups are
+ * replaced by their sum when it is archived), delete the rows (every one the file holds, no other),
+ * and record the chunk and its facts in ledger_archives.progress.
  * A crash before the commit leaves the rows in the database and a file nobody recorded (written
  * again later); after it, the rows are gone and in a recorded file: never both, never neither.
  */
@@ -28,6 +30,12 @@ export interface LegacyProgress {
   facts: Record<MoneyTable, TableFacts>;
   /** The last sequence number used by a committed chunk. */
   chunks: number;
+  /**
+   * True when every committed chunk added its rows' removed rollups (migration 018), so the
+   * month's rollups are replaced by them once it is archived. A month whose first chunks left
+   * before 018 lacks it: it keeps the rollups it had.
+   */
+  rollups?: boolean;
 }
 
 export type Kind = 'transactions' | 'rounds' | 'orphan attempts';
@@ -196,6 +204,8 @@ async function moveChunk(
         [options.idempotencyDays],
       );
     }
+    // From the same locked rows the file holds, in the transaction that deletes them: never twice, never lost.
+    if (progress.rollups && kind !== 'orphan attempts') await addRemovedRollups(client, { [kind]: chunkOf(kind) });
     // Attempts before their transactions; every row deleted is one the chunk file holds.
     for (const table of [...tables].reverse()) {
       const deleted = (await client.query(deleteSql(table))).rowCount ?? 0;

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import type pg from 'pg';
 import { compareFacts, fileFacts, fileName, MANIFEST, monthLabel, monthRange, sha256File, sha256Text, writeChainedManifest, writeDurably, type ManifestTable } from './archive';
+import { replaceMonthRollups } from './archived-rollups';
 import { drain, headerLine, partName, spec, type Kind, type LegacyProgress } from './legacy-chunks';
 import { MONEY_TABLES, type MoneyTable } from './partitions';
 import type { RetentionOptions } from './retention';
@@ -17,7 +18,8 @@ export type { LegacyProgress } from './legacy-chunks';
  * written, checked and published in the transaction that deletes its rows.
  * When the month holds no row, its files are assembled from the recorded chunk files (gzip members,
  * one header), checked against the recorded facts, and the month gets its manifest in the chain
- * like any other: state `archived`. Once every month of the legacy partition is archived and its
+ * like any other: state `archived`, in the transaction that replaces the month's daily rollups by
+ * the sum of what its chunks removed (archived-rollups.ts). Once every month of the legacy partition is archived and its
  * range is past the retention, the legacy partitions are dropped.
  */
 
@@ -122,12 +124,15 @@ export async function archiveLegacyMonth(client: pg.Client, month: string, optio
     parts: { transactions: [], transaction_attempts: [], rounds: [] },
     facts: { transactions: { rows: 0, sums: [] }, transaction_attempts: { rows: 0, sums: [] }, rounds: { rows: 0, sums: [] } },
     chunks: 0,
+    rollups: true,
   };
   await client.query(`INSERT INTO ledger_archives (month, state, progress) VALUES ($1, 'removing', $2) ON CONFLICT (month) DO NOTHING`, [month, empty]);
   const registered = await client.query<{ state: string; progress: LegacyProgress | null }>(`SELECT state, progress FROM ledger_archives WHERE month = $1`, [month]);
   if (registered.rows[0].state === 'archived') return;
   if (registered.rows[0].state !== 'removing') throw new Error(`${label} is ${registered.rows[0].state}: not a month of the legacy partition`);
   const progress = registered.rows[0].progress ?? empty;
+  // A month registered before 018 whose chunks have not started yet can still count them all.
+  if (progress.chunks === 0) progress.rollups = true;
   const legacy = await legacyPartitions(client);
   if (legacy) await ensureAttemptsIndex(client, legacy);
   await options.step?.('legacy-registered', label);
@@ -177,11 +182,22 @@ async function assemble(client: pg.Client, month: string, progress: LegacyProgre
   const text = await writeChainedManifest(client, dir, month, label, tables);
   await options.step?.('legacy-manifest-written', label);
   await options.store.publish(label, [...MONEY_TABLES.map((t) => fileName(t)), MANIFEST]);
-  await client.query(
-    `UPDATE ledger_archives SET state = 'archived', manifest = $2::json, manifest_sha256 = $3, exported_at = now(), archived_at = now(), updated_at = now()
-      WHERE month = $1 AND state = 'removing'`,
-    [month, text, sha256Text(text)],
-  );
+  await client.query('BEGIN');
+  try {
+    // The month's rollups become exactly the rows as they left, as the month becomes archived (one commit).
+    if (progress.rollups) await replaceMonthRollups(client, month, 'removed');
+    await options.step?.('legacy-rollups-replaced', label);
+    await client.query(
+      `UPDATE ledger_archives SET state = 'archived', manifest = $2::json, manifest_sha256 = $3, exported_at = now(), archived_at = now(), updated_at = now()
+        WHERE month = $1 AND state = 'removing'`,
+      [month, text, sha256Text(text)],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+  if (!progress.rollups) options.logger.warn({ month: label }, 'ledger legacy month began leaving before its rollups were kept: its rollups stay as they were counted');
   await options.step?.('legacy-archived', label);
   await fs.rm(path.join(dir, 'parts'), { recursive: true, force: true });
 }

@@ -17,8 +17,11 @@ export const BLOCK_BITS = 4096;
  * the bitmaps of day `day` (an SQL date expression) from `bets`: an SQL relation of (group_id,
  * provider_id, game_id, currency, player_id) holding every player with a successful bet that day,
  * repeated or not. Data-modifying CTEs: they run whether or not the statement reads them.
+ * merge: the day already has bitmaps (a span of a day counted up to a watermark): each block is
+ * OR-ed into the day's (a player already in it stays one bit).
  */
-export function playerBitmapCtes(day: string, bets: string): string {
+export function playerBitmapCtes(day: string, bets: string, merge = false): string {
+  const or = (key: string) => (merge ? ` ON CONFLICT (${key}) DO UPDATE SET bits = x.bits | excluded.bits` : '');
   return `pb_bets AS (SELECT DISTINCT group_id, provider_id, game_id, currency, player_id FROM ${bets} b),
        pb_new AS (
          INSERT INTO ledger_player_ids (provider_id, player_id, n)
@@ -31,18 +34,18 @@ export function playerBitmapCtes(day: string, bets: string): string {
        ),
        pb_bits AS (
          -- The dictionary as this statement sees it lacks pb_new's rows: those come from its RETURNING.
-         INSERT INTO ledger_rollup_player_bits (day, group_id, provider_id, game_id, currency, block, bits)
+         INSERT INTO ledger_rollup_player_bits AS x (day, group_id, provider_id, game_id, currency, block, bits)
          SELECT ${day}, b.group_id, b.provider_id, b.game_id, b.currency, coalesce(i.n, x.n) / ${BLOCK_BITS},
                 bit_or(set_bit(B'0'::bit(${BLOCK_BITS}), coalesce(i.n, x.n) % ${BLOCK_BITS}, 1))
            FROM pb_bets b
            LEFT JOIN ledger_player_ids i ON i.provider_id = b.provider_id AND i.player_id = b.player_id
            LEFT JOIN pb_new x ON x.provider_id = b.provider_id AND x.player_id = b.player_id
-          GROUP BY 2, 3, 4, 5, 6
+          GROUP BY 2, 3, 4, 5, 6${or('day, group_id, provider_id, game_id, currency, block')}
          RETURNING group_id, provider_id, currency, block, bits
        ),
        pb_all_games AS (
-         INSERT INTO ledger_rollup_player_bits_all_games (day, group_id, provider_id, currency, block, bits)
-         SELECT ${day}, group_id, provider_id, currency, block, bit_or(bits) FROM pb_bits GROUP BY 2, 3, 4, 5
+         INSERT INTO ledger_rollup_player_bits_all_games AS x (day, group_id, provider_id, currency, block, bits)
+         SELECT ${day}, group_id, provider_id, currency, block, bit_or(bits) FROM pb_bits GROUP BY 2, 3, 4, 5${or('day, group_id, provider_id, currency, block')}
        ),
        pb_built AS (
          INSERT INTO ledger_rollup_player_bits_days (day) VALUES (${day}) ON CONFLICT (day) DO UPDATE SET built_at = now()

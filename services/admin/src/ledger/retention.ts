@@ -19,6 +19,7 @@ import {
 } from './archive';
 import type { ArchiveStore } from './store';
 import type { MoneyTable } from './partitions';
+import { replaceMonthRollups } from './archived-rollups';
 import { archiveLegacyMonth, dropLegacyWhenEmpty, dueLegacyMonths, isLegacyMonth, removeLegacyChunkFiles } from './legacy-retention';
 
 /**
@@ -32,7 +33,9 @@ import { archiveLegacyMonth, dropLegacyWhenEmpty, dueLegacyMonths, isLegacyMonth
  *   3. one transaction: lock the month's partitions (money calls touching that month wait),
  *      compare the row digests again (a change since the export: roll back, export again), copy
  *      each key's last state into transaction_keys.archived (inside the idempotency window),
- *      delete the month's keys already past it, state `archived`, DROP the partitions.
+ *      delete the month's keys already past it, count the month's daily rollups once more from
+ *      its rows (a takeover since the rollup job's last count would otherwise be lost: the job
+ *      never counts an archived month again), state `archived`, DROP the partitions.
  * A month not `archived` is redone from step 1 on the next run; files are rewritten in place.
  * Months inside the legacy partition of a live migration have no partition to drop: their rows
  * leave in verified chunks instead (legacy-retention.ts), into the same files and chain.
@@ -65,6 +68,7 @@ export type RetentionStep =
   | 'exported'
   | 'locked'
   | 'keys-copied'
+  | 'rollups-replaced'
   | 'dropped'
   | 'legacy-registered'
   | 'legacy-chunk-written'
@@ -72,6 +76,7 @@ export type RetentionStep =
   | 'legacy-chunk-committed'
   | 'legacy-files-assembled'
   | 'legacy-manifest-written'
+  | 'legacy-rollups-replaced'
   | 'legacy-archived'
   | 'legacy-drop-locked';
 
@@ -269,6 +274,12 @@ async function finishMonth(client: pg.Client, month: string, digests: Digests, o
       options.idempotencyDays,
     ]);
     await options.step?.('keys-copied', label);
+    // The registry's row first: a rollup count of one of the month's days waits for this commit,
+    // then sees `archived` and leaves the day alone (rollups.ts countDay).
+    await client.query(`SELECT 1 FROM ledger_archives WHERE month = $1 FOR UPDATE`, [month]);
+    // The reports read an archived month from its rollups alone: they become its rows as archived.
+    await replaceMonthRollups(client, month, 'rows');
+    await options.step?.('rollups-replaced', label);
     await client.query(`UPDATE ledger_archives SET state = 'archived', archived_at = now(), updated_at = now() WHERE month = $1`, [month]);
     // The parents' lock, held for the DROP and the commit only: a short wait, or retry later.
     await client.query(`SET LOCAL lock_timeout = '${options.parentLockTimeoutMs ?? 500}ms'`);

@@ -1,9 +1,13 @@
 import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
 import { backfillPlayerBitmaps, PLAYER_BITMAP_TABLES, playerBitmapCtes } from './player-bitmaps';
+import { DAY_MS, dayStart, INSTANT, notClosed, watermark, type Sql } from './settled';
+
+export { notClosed, watermark } from './settled';
 
 /**
  * The daily ledger rollups (migration 009, docs/ledger.md "Exact totals"): a job in the admin
- * service that counts each closed UTC day once, and recounts the days a takeover rewrote.
+ * service that counts each closed UTC day once, recounts the days a takeover rewrote, and counts
+ * the day that has not closed yet up to a watermark (migration 019), again at every run.
  *
  * A day D is CLOSED when D has ended and no transaction of this database that started before D's
  * end is still running (nor any prepared transaction). created_at is now(), the start of the
@@ -12,6 +16,12 @@ import { backfillPlayerBitmaps, PLAYER_BITMAP_TABLES, playerBitmapCtes } from '.
  * and no later transaction can add one (its now() is past D). Counting a day any earlier could
  * miss a transaction that began before midnight and commits after the count.
  *
+ * The same rule, applied to an instant W instead of midnight, lets the job count the first day
+ * not closed yet for [day, W): W is at least the margin in the past and no transaction that
+ * started before it is still running, so the rows created before W are all there for good. The
+ * day is stored with counted_until = W; readers count [W, now) live. Once the day closes it is
+ * counted whole (counted_until NULL).
+ *
  * Readers use a day's rollup only while it is not marked stale, so a takeover's rewrite is never
  * hidden: its day is read live until this job has recounted it. The job runs under a session
  * advisory lock (one replica at a time) and replaces each day's rows in one transaction, so it is
@@ -19,19 +29,22 @@ import { backfillPlayerBitmaps, PLAYER_BITMAP_TABLES, playerBitmapCtes } from '.
  */
 
 const LOCK = 'ledger_rollups';
-const DAY_MS = 86_400_000;
 /**
  * How long after midnight a day may be closed at the earliest. A backend takes its transaction's
  * start time a few instructions before it shows it in pg_stat_activity; the margin makes a
  * transaction caught between the two (descheduled there) impossible in practice.
  */
 export const CLOSE_MARGIN_MS = 60_000;
+/** The watermark is rounded down to this step, so runs count the same spans and a report is comparable. */
+export const WATERMARK_STEP_MS = 300_000;
 
 export interface RollupOptions {
   /** At most this many days counted per run (a fresh database catches up over several runs). */
   maxDays?: number;
   /** How long after midnight a day may close at the earliest (tests shorten it). */
   closeMarginMs?: number;
+  /** The step the watermark is rounded down to (tests shorten it). */
+  watermarkStepMs?: number;
 }
 
 export interface RollupRun {
@@ -43,6 +56,10 @@ export interface RollupRun {
   waiting?: { day: string; reason: string };
   /** Days counted before the player bitmaps existed (migration 020) whose bitmaps were built. */
   bitmapped: string[];
+  /** The day not closed yet, counted for [day, countedUntil): whole up to it, or by adding the new span. */
+  partial?: { day: string; countedUntil: string; counted: 'whole' | 'span' };
+  /** Why the watermark did not advance, if it did not. */
+  heldBack?: string;
 }
 
 /**
@@ -52,6 +69,7 @@ export interface RollupRun {
 export async function runRollups(db: Knex, options: RollupOptions = {}): Promise<RollupRun | null> {
   const maxDays = options.maxDays ?? 31;
   const margin = options.closeMarginMs ?? CLOSE_MARGIN_MS;
+  const step = options.watermarkStepMs ?? WATERMARK_STEP_MS;
    
   const client = db.client as any;
   const conn = await client.acquireConnection();
@@ -63,19 +81,20 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
     try {
       const run: RollupRun = { rolled: [], recounted: [], bitmapped: [] };
       for (const day of await daysToRecount(sql, maxDays)) {
-        await countDay(sql, day);
-        run.recounted.push(day);
+        if (await countDay(sql, day)) run.recounted.push(day);
       }
-      for (let n = 0; n < maxDays; n++) {
+      for (;;) {
         const day = await nextDay(sql);
         if (!day) break;
         const reason = await notClosed(sql, day, margin);
         if (reason) {
-          run.waiting = { day, reason };
+          if (dayStart(day) + DAY_MS <= Date.now()) run.waiting = { day, reason };
+          // Caught up: the first day not closed is counted up to the watermark.
+          await countPartialDay(sql, run, day, margin, step);
           break;
         }
-        await countDay(sql, day);
-        run.rolled.push(day);
+        if (run.rolled.length === maxDays) break;
+        if (await countDay(sql, day)) run.rolled.push(day);
       }
       run.bitmapped = await backfillPlayerBitmaps(sql, maxDays);
       return run;
@@ -87,12 +106,11 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
   }
 }
 
-type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
 
 /**
  * Counted days to count again: those a takeover marked, and those holding a row that was
  * unfinished when counted and has finished since (so the live part stays small and an archived
- * month keeps its final figures).
+ * month keeps its final figures). Not a partial day: countPartialDay keeps it (a stale one whole).
  */
 async function daysToRecount(sql: Sql, limit: number): Promise<string[]> {
   const rows = await sql<{ day: string }>(
@@ -110,63 +128,145 @@ async function daysToRecount(sql: Sql, limit: number): Promise<string[]> {
      -- A month whose rows are leaving (legacy retention) or gone keeps the counts it had: a recount
      -- would count only the rows still there (014_ledger_legacy_retention).
      WHERE NOT EXISTS (SELECT 1 FROM ledger_archives a WHERE a.month = date_trunc('month', due.day)::date AND a.state IN ('removing', 'archived'))
+       AND NOT EXISTS (SELECT 1 FROM ledger_rollup_days p WHERE p.day = due.day AND p.counted_until IS NOT NULL)
      ORDER BY day LIMIT ?`,
     [limit],
   );
   return rows.map((r) => r.day);
 }
 
-/** The day after the last one counted, or the first day of the ledger; null if that day has not ended. */
+/** The day after the last one counted whole, or the first day of the ledger (null: an empty ledger). */
 async function nextDay(sql: Sql): Promise<string | null> {
   const [row] = await sql<{ day: string | null }>(
     `SELECT to_char(coalesce(
-              (SELECT max(day) + 1 FROM ledger_rollup_days),
+              (SELECT max(day) + 1 FROM ledger_rollup_days WHERE counted_until IS NULL),
               (SELECT (min(m) AT TIME ZONE 'UTC')::date FROM (SELECT min(created_at) AS m FROM transactions
                                                                UNION ALL SELECT min(created_at) FROM rounds) x)),
             'YYYY-MM-DD') AS day`,
   );
-  if (!row?.day) return null;
-  return Date.parse(`${row.day}T00:00:00Z`) + DAY_MS <= Date.now() ? row.day : null;
+  return row?.day ?? null;
 }
 
 /**
- * Why day is not closed yet, or null if it is. Judged by the database: its clock, its running
- * transactions of this database (client backends: autovacuum writes no rows) and its prepared
- * transactions (which may have begun before midnight: any of them holds every day back). A
- * backend the job may not see (another role, without pg_read_all_stats) holds it back too: the
- * job cannot know when its transaction started.
+ * Counts day, the first day not closed, for [day, W): W as far as the watermark allows, never
+ * behind the span already counted (the rows before that are there for good too). Each run adds
+ * only the new span [counted_until, W) to the day's rollup (countSpan): a run costs the rows written
+ * since the last one, not the day so far. The whole day up to W is counted again (countDay) when
+ * the day has no span yet or a takeover marked it stale (its rows changed, which only a recount
+ * sees); rows that were unfinished when counted stay listed, read by key, until the day closes and
+ * is counted whole.
  */
-export async function notClosed(sql: Sql, day: string, marginMs: number): Promise<string | null> {
-  const [row] = await sql<{ early: boolean; running: number; hidden: number; prepared: number }>(
-    `WITH bounds AS (SELECT ((?::date + 1)::timestamp AT TIME ZONE 'UTC') AS day_end)
-     SELECT clock_timestamp() < day_end + make_interval(secs => ? / 1000.0) AS early,
-            (SELECT count(*) FROM pg_stat_activity a
-              WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
-                AND a.xact_start < day_end)::int AS running,
-            (SELECT count(*) FROM pg_stat_activity a
-              WHERE a.datname = current_database() AND a.backend_type = 'client backend'
-                AND a.query = '<insufficient privilege>')::int AS hidden,
-            (SELECT count(*) FROM pg_prepared_xacts p WHERE p.database = current_database())::int AS prepared
-       FROM bounds`,
-    [day, marginMs],
+async function countPartialDay(sql: Sql, run: RollupRun, day: string, marginMs: number, stepMs: number): Promise<void> {
+  const w = await watermark(sql, marginMs, stepMs);
+  if ('heldBack' in w) run.heldBack = w.heldBack;
+  const [stored] = await sql<{ until: string | null; stale: boolean }>(
+    `SELECT to_char(d.counted_until AT TIME ZONE 'UTC', ${INSTANT}) AS until,
+            EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day) AS stale
+       FROM ledger_rollup_days d WHERE d.day = ?::date`,
+    [day],
   );
-  if (row.early) return 'the day has not ended (with its margin)';
-  if (row.running > 0) return `${row.running} transaction(s) that started before the day ended are still running`;
-  if (row.prepared > 0) return `${row.prepared} prepared transaction(s) are pending`;
-  if (row.hidden > 0) return `${row.hidden} session(s) of another role are hidden from the job (grant it pg_read_all_stats)`;
-  return null;
+  const from = stored?.until ? Date.parse(stored.until) : null;
+  const until = Math.max('at' in w ? Date.parse(w.at) : -Infinity, from ?? -Infinity);
+  if (!(until > dayStart(day) && until < dayStart(day) + DAY_MS)) return;
+  const countedUntil = new Date(until).toISOString();
+  if (from !== null && stored && !stored.stale) {
+    if (until > from) await countSpan(sql, day, stored.until as string, countedUntil);
+    run.partial = { day, countedUntil, counted: 'span' };
+    return;
+  }
+  await countDay(sql, day, countedUntil);
+  run.partial = { day, countedUntil, counted: 'whole' };
 }
 
 /**
- * Replaces a day's rollup in one transaction. Every figure comes from ONE statement (one
+ * Adds the rows of [from, until) to the partial rollup of day, counted up to from, and moves its
+ * counted_until to until, in one transaction. Every row created before until is committed (the
+ * watermark's rule) and every row before from was counted by an earlier run, so each row of
+ * [day, until) is in the rollup exactly once: sums added, players and unfinished rows inserted.
+ * The day's counted_until must still be from (one job at a time holds the lock; the condition makes
+ * a second add of the same span impossible whatever happens).
+ */
+async function countSpan(sql: Sql, day: string, from: string, until: string): Promise<void> {
+  await sql('BEGIN');
+  try {
+    const moved = await sql(
+      'UPDATE ledger_rollup_days SET counted_until = ?::timestamptz, rolled_at = now() WHERE day = ?::date AND counted_until = ?::timestamptz RETURNING day',
+      [until, day, from],
+    );
+    if (moved.length !== 1) throw new Error(`ledger rollups: ${day} is no longer counted up to ${from}`);
+    // The span's players join the day's bitmaps when it has some; a day without (counted before 020)
+    // gets them from ledger_rollup_players, span included, when the backfill builds it.
+    const [{ bitmapped }] = await sql<{ bitmapped: boolean }>('SELECT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days WHERE day = ?::date) AS bitmapped', [day]);
+    const bitmaps = bitmapped
+      ? `${playerBitmapCtes('?::date', `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`, true)},`
+      : '';
+    await sql(
+      `WITH tx AS MATERIALIZED (
+         SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
+           FROM transactions t WHERE t.created_at >= ?::timestamptz AND t.created_at < ?::timestamptz
+       ),
+       rd AS MATERIALIZED (
+         SELECT r.id, r.created_at, r.group_id, r.provider_id, r.game_id, r.currency, r.status, r.bet_amount, r.payout_amount
+           FROM rounds r WHERE r.created_at >= ?::timestamptz AND r.created_at < ?::timestamptz
+       ),
+       tx_sums AS (
+         INSERT INTO ledger_rollup_transactions AS x (day, group_id, provider_id, game_id, currency, category, status, n, amount)
+         SELECT ?::date, group_id, provider_id, game_id, currency, category, status, count(*), sum(amount)
+           FROM tx WHERE status <> 'PENDING' GROUP BY group_id, provider_id, game_id, currency, category, status
+         ON CONFLICT (day, group_id, provider_id, game_id, currency, category, status)
+           DO UPDATE SET n = x.n + excluded.n, amount = x.amount + excluded.amount
+       ),
+       players AS (
+         INSERT INTO ledger_rollup_players (day, group_id, provider_id, game_id, currency, player_id)
+         SELECT DISTINCT ?::date, group_id, provider_id, game_id, currency, player_id
+           FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT'
+         ON CONFLICT DO NOTHING
+       ),
+       rd_sums AS (
+         INSERT INTO ledger_rollup_rounds AS x (day, group_id, provider_id, game_id, currency, status, n, bet_amount, payout_amount)
+         SELECT ?::date, group_id, provider_id, game_id, currency, status, count(*), sum(bet_amount), coalesce(sum(payout_amount), 0)
+           FROM rd WHERE status <> 'OPEN' GROUP BY group_id, provider_id, game_id, currency, status
+         ON CONFLICT (day, group_id, provider_id, game_id, currency, status)
+           DO UPDATE SET n = x.n + excluded.n, bet_amount = x.bet_amount + excluded.bet_amount, payout_amount = x.payout_amount + excluded.payout_amount
+       ),
+       ${bitmaps}
+       spanned AS (SELECT 1)
+       INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
+       SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
+       UNION ALL
+       SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'`,
+      [from, until, from, until, day, day, day, ...(bitmapped ? [day, day, day] : []), day, day],
+    );
+    await sql('COMMIT');
+  } catch (err) {
+    await sql('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+
+/**
+ * Replaces a day's rollup in one transaction: the whole day, or [day, until) of a day not closed
+ * yet (until: a watermark, see countPartialDay). Every figure comes from ONE statement (one
  * snapshot): a row is either counted with its final status or listed as unfinished, never both
  * nor neither. A takeover's mark is read before that snapshot and removed after only if no
  * takeover re-marked the day since (same marked_at and same row version): a takeover the count
  * did not see leaves its mark, and the day is read live until the next run.
+ * A day of a month being removed or archived keeps its rollups (its rows are leaving or gone; the
+ * archiving replaces them by the rows as they left: archived-rollups.ts); it is only recorded as
+ * counted. Returns whether the day was counted.
  */
-export async function countDay(sql: Sql, day: string): Promise<void> {
+export async function countDay(sql: Sql, day: string, until?: string): Promise<boolean> {
   await sql('BEGIN');
   try {
+    // FOR SHARE: the retention job's last count of a monthly partition's month locks this row before
+    // it replaces the month's rollups; a count of one of its days waits for that commit, then sees `archived`.
+    const [archive] = await sql<{ state: string }>(`SELECT state FROM ledger_archives WHERE month = date_trunc('month', ?::date)::date FOR SHARE`, [day]);
+    if (archive?.state === 'removing' || archive?.state === 'archived') {
+      await sql('INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO NOTHING', [day]);
+      await sql('COMMIT');
+      return false;
+    }
     const [mark] = await sql<{ marked_at: string; version: string }>(
       // As text: microseconds intact (a Date would keep milliseconds and never compare equal).
       'SELECT marked_at::text AS marked_at, xmin::text AS version FROM rollup_stale_days WHERE day = ?::date',
@@ -176,7 +276,7 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
       await sql(`DELETE FROM ${table} WHERE day = ?::date`, [day]);
     }
     await sql(
-      `WITH bounds AS (SELECT (?::date::timestamp AT TIME ZONE 'UTC') AS lo, ((?::date + 1)::timestamp AT TIME ZONE 'UTC') AS hi),
+      `WITH bounds AS (SELECT (?::date::timestamp AT TIME ZONE 'UTC') AS lo, coalesce(?::timestamptz, (?::date + 1)::timestamp AT TIME ZONE 'UTC') AS hi),
        tx AS MATERIALIZED (
          SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
            FROM transactions t, bounds WHERE t.created_at >= bounds.lo AND t.created_at < bounds.hi
@@ -207,13 +307,15 @@ export async function countDay(sql: Sql, day: string): Promise<void> {
          SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
        ),
        ${playerBitmapCtes('?::date', `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`)}
-       INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO UPDATE SET rolled_at = now()`,
-      [day, day, day, day, day, day, day, ...[day, day, day], day],
+       INSERT INTO ledger_rollup_days (day, counted_until) VALUES (?::date, ?::timestamptz)
+         ON CONFLICT (day) DO UPDATE SET rolled_at = now(), counted_until = excluded.counted_until`,
+      [day, until ?? null, day, day, day, day, day, day, ...[day, day, day], day, until ?? null],
     );
     if (mark) {
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
     }
     await sql('COMMIT');
+    return true;
   } catch (err) {
     await sql('ROLLBACK').catch(() => undefined);
     throw err;
@@ -228,7 +330,7 @@ export function scheduleRollups(db: Knex, logger: Logger, intervalMs: number): {
     if (running) return;
     running = runRollups(db)
       .then((run) => {
-        if (run && (run.rolled.length || run.recounted.length || run.bitmapped.length || run.waiting)) logger.info({ rollups: run }, 'ledger rollups');
+        if (run && (run.rolled.length || run.recounted.length || run.bitmapped.length || run.waiting || run.partial || run.heldBack)) logger.info({ rollups: run }, 'ledger rollups');
       })
       .catch((err: unknown) => logger.error({ err }, 'ledger rollups failed; the next run retries'))
       .finally(() => {

@@ -65,7 +65,29 @@ export function scopedLedger(read: Knex, table: LedgerTable, scope: OperatorScop
   if (filter.from) q.where(`${table}.created_at`, '>=', filter.from);
   // Stored times carry microseconds, the API shows milliseconds: "to" includes its whole millisecond.
   if (filter.to) q.where(`${table}.created_at`, '<', new Date(filter.to.getTime() + 1));
+  if (filter.playerId !== undefined && filter.groupId === undefined && scope.type !== 'studio') everyStudio(read, q, table);
   return q;
+}
+
+/**
+ * A player's records whatever the studio: the player indexes lead with the studio
+ * (group_id, player_id, created_at DESC), so a search that names a player but no studio (a
+ * platform or casino account) names every studio that has records in the table: per partition,
+ * one probe of the player's entries per studio instead of a walk through everyone's
+ * (test/money-search-player). The studios are the table's own, found by a skip scan of an index
+ * leading with group_id (one probe per studio and partition, about a millisecond), not the
+ * registry's: a record whose studio the registry lacks is still found. The casino's scope still
+ * applies, through scopeFilter above.
+ */
+function everyStudio(read: Knex, q: Knex.QueryBuilder, table: LedgerTable): void {
+  q.where(`${table}.group_id`, read.raw(
+    `ANY(ARRAY(WITH RECURSIVE studio(id) AS (
+       SELECT min(group_id) FROM ??
+       UNION ALL
+       SELECT (SELECT min(n.group_id) FROM ?? n WHERE n.group_id > studio.id) FROM studio WHERE studio.id IS NOT NULL
+     ) SELECT id FROM studio WHERE id IS NOT NULL))`,
+    [table, table],
+  ));
 }
 
 type Row = Record<string, unknown>;

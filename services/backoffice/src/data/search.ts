@@ -202,18 +202,20 @@ export function rollupSource(read: Knex, table: LedgerTable, scope: OperatorScop
   });
 }
 
-/** The same totals counted over the rows themselves (filters the rollups do not keep). */
-async function liveTotals(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter) {
+/** The statement of the same totals counted over the rows themselves (filters the rollups do not keep); the tests EXPLAIN it. */
+export function liveTotalsQuery(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): Knex.QueryBuilder {
   const sums = table === 'transactions'
     ? ['sum(transactions.amount)::text as amount']
     : ['sum(rounds.bet_amount)::text as bet_amount', 'coalesce(sum(rounds.payout_amount), 0)::text as payout_amount'];
-  return bounded<Record<string, string>[]>(
-    scopedLedger(read, table, scope, filter)
-      .select(`${table}.currency`)
-      .select(read.raw(['count(*)::text as count', ...sums].join(', ')))
-      .groupBy(`${table}.currency`)
-      .orderBy(`${table}.currency`),
-  );
+  return scopedLedger(read, table, scope, filter)
+    .select(`${table}.currency`)
+    .select(read.raw(['count(*)::text as count', ...sums].join(', ')))
+    .groupBy(`${table}.currency`)
+    .orderBy(`${table}.currency`);
+}
+
+async function liveTotals(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter) {
+  return bounded<Record<string, string>[]>(liveTotalsQuery(read, table, scope, filter));
 }
 
 /**

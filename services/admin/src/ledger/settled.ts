@@ -1,0 +1,69 @@
+/**
+ * The rule that closes a day, for any instant (docs/ledger.md, "Exact totals"): the rows created
+ * before an instant are all there for good once it is the margin in the past and no transaction
+ * that started before it is still running. created_at is now(), the start of the inserting
+ * transaction: every row before the instant was written by a transaction that started before it,
+ * and a transaction starting later has a later now().
+ */
+
+export type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
+
+export const DAY_MS = 86_400_000;
+export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
+/** An instant as the job stores and compares it: milliseconds are exact (the step is whole milliseconds). */
+export const INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * Why the rows created before `instant` may not all be there for good yet, or null if they are.
+ * Judged by the database: its clock (the instant is at least the margin in the past), its running
+ * transactions of this database that started before the instant (client backends: autovacuum
+ * writes no rows) and its prepared transactions (which may have begun before it: any of them holds
+ * every instant back). A backend the job may not see (another role, without pg_read_all_stats)
+ * holds it back too: the job cannot know when its transaction started.
+ */
+async function notSettledBefore(sql: Sql, instant: string, marginMs: number, says: { early: string; before: string }): Promise<string | null> {
+  const [row] = await sql<{ early: boolean; running: number; hidden: number; prepared: number }>(
+    `SELECT clock_timestamp() < ?::timestamptz + make_interval(secs => ? / 1000.0) AS early,
+            (SELECT count(*) FROM pg_stat_activity a
+              WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
+                AND a.xact_start < ?::timestamptz)::int AS running,
+            (SELECT count(*) FROM pg_stat_activity a
+              WHERE a.datname = current_database() AND a.backend_type = 'client backend'
+                AND a.query = '<insufficient privilege>')::int AS hidden,
+            (SELECT count(*) FROM pg_prepared_xacts p WHERE p.database = current_database())::int AS prepared`,
+    [instant, marginMs, instant],
+  );
+  if (row.early) return says.early;
+  if (row.running > 0) return `${row.running} transaction(s) that started before ${says.before} are still running`;
+  if (row.prepared > 0) return `${row.prepared} prepared transaction(s) are pending`;
+  if (row.hidden > 0) return `${row.hidden} session(s) of another role are hidden from the job (grant it pg_read_all_stats)`;
+  return null;
+}
+
+/** Why day is not closed yet (its end is not settled: notSettledBefore), or null if it is. */
+export function notClosed(sql: Sql, day: string, marginMs: number): Promise<string | null> {
+  return notSettledBefore(sql, new Date(dayStart(day) + DAY_MS).toISOString(), marginMs, {
+    early: 'the day has not ended (with its margin)',
+    before: 'the day ended',
+  });
+}
+
+/**
+ * The latest instant the rows before which are all there for good: the margin before the
+ * database's clock, held back to the start of the oldest transaction still running, rounded down
+ * to the step; then checked by the rule that closes a day (a prepared or hidden transaction holds
+ * every instant back). New transactions start after it, so none can be caught between the two.
+ */
+export async function watermark(sql: Sql, marginMs: number, stepMs: number): Promise<{ at: string } | { heldBack: string }> {
+  const [row] = await sql<{ at: string }>(
+    `SELECT to_char(date_bin(make_interval(secs => ? / 1000.0),
+                             least(clock_timestamp() - make_interval(secs => ? / 1000.0),
+                                   (SELECT min(a.xact_start) FROM pg_stat_activity a
+                                     WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend')),
+                             'epoch'::timestamptz) AT TIME ZONE 'UTC', ${INSTANT}) AS at`,
+    // Never ahead of the clock, whatever the margin (tests judge days with a negative one).
+    [stepMs, Math.max(0, marginMs)],
+  );
+  const reason = await notSettledBefore(sql, row.at, Math.max(0, marginMs), { early: `${row.at} is not the margin in the past`, before: row.at });
+  return reason ? { heldBack: reason } : { at: row.at };
+}
