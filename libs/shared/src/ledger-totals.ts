@@ -167,21 +167,68 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
   return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, spec, live)]);
 }
 
+/** Bits per block of a casino's player dictionary in the player bitmaps (migration 020). */
+export const PLAYER_BLOCK_BITS = 4096;
+
+/** Whether the spec's filter names `column` (probed on an alias of the same column names). */
+function narrowsColumn(read: Knex, spec: Pick<SourceSpec, 'narrow'>, column: string): boolean {
+  return spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL().sql.includes(`"probe"."${column}"`);
+}
+
 /**
  * The distinct players with a successful bet, per group of dims (no status nor category among
- * them): rows of (dims..., player_id), possibly repeated across parts; count(DISTINCT player_id)
- * over them is exact.
+ * them). A player is a casino's (the same id at two casinos is two players): each casino numbers
+ * its players densely (ledger_player_ids, migration 020), and a set of players is, per block of
+ * PLAYER_BLOCK_BITS numbers, a bitmap. Rows of (dims..., player_casino, player_block, player_id,
+ * player_bits), possibly repeated, that the caller aggregates in two steps: per group and
+ * (player_casino, player_block, player_id) bit_or(player_bits), then per group the sum of
+ * bit_count of those, plus 1 per row with a player_id. Exact:
+ *
+ * - a usable counted day with bitmaps gives its bitmap rows (without the game when neither dims
+ *   nor the filter name it: a quarter of the rows), a usable counted day without (counted before
+ *   020 and not backfilled yet) its ledger_rollup_players rows, and the unfinished rows and live
+ *   ranges their players: the same three parts as ledgerSource;
+ * - a player of the last two that the dictionary knows becomes its bit in its block, so the OR
+ *   counts it once however many parts hold it; one it does not know (new since the job last ran,
+ *   or numbered by a job commit this statement's snapshot does not see) is in no bitmap this
+ *   snapshot sees (a bitmap is committed with its players' numbers), so it is counted by its
+ *   (casino, id), once per group.
  */
-export function ledgerPlayers(read: Knex, spec: Omit<SourceSpec, 'table'>): Knex.Raw {
+export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): Knex.Raw {
   const s: SourceSpec = { ...spec, table: 'transactions' };
-  const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.player_id`].join(', ');
+  const usable = usableDays(read, s);
+  const withBits = read.raw('SELECT u.day FROM (?) u WHERE EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = u.day)', [usable]);
+  const withoutBits = read.raw('SELECT u.day FROM (?) u WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = u.day)', [usable]);
+  const byGame = spec.dims.includes('game_id') || narrowsColumn(read, spec, 'game_id');
+  // Each part ORs its own bitmaps per group and block first: the caller then sorts a few rows per
+  // group and block instead of one per day (an OR of ORs is the OR of all).
+  const perBlock = (q: Knex.QueryBuilder) => q.groupByRaw(Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', '));
+  const bitmaps = perBlock(spec.narrow(read(`${byGame ? 'ledger_rollup_player_bits' : 'ledger_rollup_player_bits_all_games'} as r`), 'r')
+    .whereRaw('r.day IN (?)', [withBits])
+    // The period's days as a range too, which the planner can read from the index (it cannot tell what the IN list spans).
+    .whereRaw(`r.day >= coalesce((?::timestamptz AT TIME ZONE 'UTC')::date, '-infinity') AND r.day <= coalesce((?::timestamptz AT TIME ZONE 'UTC')::date, 'infinity')`,
+      [bound(spec.from), bound(spec.until)])
+    .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id', 'bit_or(r.bits) AS player_bits'].join(', '))));
+  const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
-  const rollup = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('r.day IN (?)', [usableDays(read, s)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
+  const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('r.day IN (?)', [withoutBits]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
   const unfinished = bets(spec.narrow(read(unfinishedRows(read, s)), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
   const live = bets(spec.narrow(read('transactions as t'), 't'))
     .whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi')
     .distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
-  return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, s, live)]);
+  const mapped = read.raw(
+    // A lookup by key per player (a subplan): a join would hash the whole dictionary (every player
+    // of every casino) whenever the planner overestimates the live rows, as it does.
+    `SELECT ${[...spec.dims.map((d) => `m.${d}`), 'm.player_casino'].join(', ')},
+            m.n / ${PLAYER_BLOCK_BITS} AS player_block,
+            CASE WHEN m.n IS NULL THEN m.player_id END AS player_id,
+            bit_or(set_bit(B'0'::bit(${PLAYER_BLOCK_BITS}), m.n % ${PLAYER_BLOCK_BITS}, 1)) AS player_bits
+       FROM (SELECT x.*, (SELECT i.n FROM ledger_player_ids i WHERE i.provider_id = x.player_casino AND i.player_id = x.player_id) AS n
+               FROM ((?) UNION ALL (?) UNION ALL (?)) x) m
+      GROUP BY ${Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', ')}`,
+    [listed, unfinished, overLiveRanges(read, s, live)],
+  );
+  return read.raw('(?) UNION ALL (?)', [bitmaps, mapped]);
 }
 
 /** The exact number of rows of a source with no grouping. */

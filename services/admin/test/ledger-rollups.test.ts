@@ -106,6 +106,22 @@ async function compare(table: LedgerTable, f: Awaited<ReturnType<ReturnType<type
   expect({ table, equals, from, until, total: Number(counted.rows[0].total) }).toEqual({ table, equals, from, until, total: expected });
 }
 
+/** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game]. */
+async function bitmapsAgainstPlayerLists(): Promise<[number, number]> {
+  const decoded = (table: string, keys: string) => `
+    SELECT b.day, ${keys}, i.player_id FROM ${table} b CROSS JOIN generate_series(0, 4095) k
+      JOIN ledger_player_ids i ON i.provider_id = b.provider_id AND i.n = b.block * 4096 + k
+     WHERE get_bit(b.bits, k) = 1`;
+  const differ = async (bits: string, list: string) =>
+    Number((await db.raw(`SELECT count(*) AS n FROM ((${bits} EXCEPT ${list}) UNION ALL (${list} EXCEPT ${bits})) x`)).rows[0].n);
+  const byGame = 'b.group_id, b.provider_id, b.game_id, b.currency';
+  const allGames = 'b.group_id, b.provider_id, b.currency';
+  return [
+    await differ(decoded('ledger_rollup_player_bits', byGame), `SELECT b.day, ${byGame}, b.player_id FROM ledger_rollup_players b`),
+    await differ(decoded('ledger_rollup_player_bits_all_games', allGames), `SELECT b.day, ${allGames}, b.player_id FROM ledger_rollup_players b`),
+  ];
+}
+
 beforeAll(async () => {
   await migrateToLatest(url);
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
@@ -138,6 +154,37 @@ describe('exact totals from the daily rollups', () => {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
     }
   }, 120000);
+
+  it('When two jobs race over new players, then one counts each day, the player dictionary stays dense and unique, and every bitmap decodes to exactly its players', async () => {
+    // New players on counted days, as a takeover brings them (it marks their days).
+    const days = ((await db.raw(`SELECT to_char(day, 'YYYY-MM-DD') AS day FROM ledger_rollup_days ORDER BY day LIMIT 3`)).rows as { day: string }[]).map((r) => r.day);
+    for (const [i, day] of days.entries()) {
+      const at = new Date(`${day}T0${i + 1}:00:00Z`);
+      const rows = Array.from({ length: 30 }, (_, k) => ({
+        id: randomUUID(), transaction_id: `t-${randomUUID()}`, round_id: `new-${i}-${k}`, category: 'CASH_OUT', status: 'SUCCESS', amount: '1.00',
+        provider_id: pick(CASINOS), group_id: pick(GROUPS), game_id: pick(GAMES), currency: pick(CURRENCIES), player_id: `newcomer-${k % 9}`,
+        session_id: 's', language: 'en', created_at: at, request_fingerprint: 'x', claimed_at: at,
+      }));
+      await db.batchInsert('transactions', rows, 100);
+    }
+    await db.raw(`INSERT INTO rollup_stale_days (day) SELECT unnest(?::date[]) ON CONFLICT (day) DO UPDATE SET marked_at = now()`, [days]);
+    const runs = await Promise.all([runRollups(db, { closeMarginMs: 0 }), runRollups(db, { closeMarginMs: 0 })]);
+    const recounted = runs.flatMap((r) => r?.recounted ?? []).sort();
+    expect(recounted).toEqual(days);
+
+    const dictionary = await db.raw(
+      `SELECT provider_id, count(*)::int AS players, (max(n) + 1)::int AS span, count(DISTINCT n)::int AS numbers FROM ledger_player_ids GROUP BY provider_id`,
+    );
+    expect(dictionary.rows.length).toBe(CASINOS.length);
+    for (const r of dictionary.rows as { players: number }[]) expect(r).toEqual({ ...r, span: r.players, numbers: r.players });
+    // A writer without the lock cannot give a number twice.
+    await expect(db.raw(`INSERT INTO ledger_player_ids (provider_id, player_id, n) VALUES ('c1', 'intruder', 0)`)).rejects.toThrow(/unique/);
+
+    // Each bitmap, decoded through the dictionary, is its day's player list; without the game, their union.
+    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0]);
+    expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_players WHERE player_id LIKE 'newcomer-%'`)).rows[0].n)).toBeGreaterThan(0);
+    expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_days d WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)`)).rows[0].n)).toBe(0);
+  }, 60000);
 
   it('When a transaction that began before a day ended is still open, then that day is not closed; once it ends, it is', async () => {
     // Today, judged as if it had ended a day early (margin -24 h): the holder began before its end.
@@ -195,6 +242,8 @@ describe('exact totals from the daily rollups', () => {
     const run = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 1000 });
     expect(run?.partial?.counted).toBe('span');
     expect(Date.parse(run?.partial?.countedUntil ?? '')).toBeGreaterThan(before);
+    // The span's players joined today's bitmaps (OR-ed into its blocks), as they joined its player list.
+    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0]);
     await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(before)]);
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 40 });

@@ -21,6 +21,9 @@ import { withCurrency } from '../src/domain/reports';
  * in the same order, with the same figures to the cent, the same count of groups and the same
  * totals per currency. Search totals (count and sums per currency) of random filters, some the
  * rollups keep and some they do not, over any time range, equal count(*) and sum() of the rows.
+ * Distinct players are distinct (casino, player id) (the same ids play at every casino), read from
+ * the player bitmaps (migration 020), from the player lists of days counted before the bitmaps
+ * existed, and live, with players the job never numbered (new today, or taken over on a counted day).
  */
 const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const url = `${base}/relay_report_rollups_${Date.now()}_${randomBytes(3).toString('hex')}`;
@@ -38,9 +41,10 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)];
 
 /**
  * Random rows from fromDaysAgo to toDaysAgo, some on the first and last microsecond of a day; or,
- * with within, anywhere in that span of ms (rows written after a count: from its watermark on).
+ * with within, anywhere in that span of ms (rows written after a count: from its watermark on). By
+ * 12 players of each casino named `${players}0`... (the same ids at every casino: different players).
  */
-async function fill(rows: number, fromDaysAgo: number, toDaysAgo: number, within?: [number, number]): Promise<void> {
+async function fill(rows: number, fromDaysAgo: number, toDaysAgo: number, within?: [number, number], players = 'p'): Promise<void> {
   const tx: Record<string, unknown>[] = [];
   const rounds: Record<string, unknown>[] = [];
   for (let i = 0; i < rows; i++) {
@@ -52,7 +56,7 @@ async function fill(rows: number, fromDaysAgo: number, toDaysAgo: number, within
     if (at.getTime() > Date.now() - (within ? 1 : 1000)) continue;
     const created = edge >= 0.05 && edge < 0.1 ? `${at.toISOString().slice(0, 23)}999Z` : at.toISOString(); // 23:59:59.999999
     const common = {
-      provider_id: pick(CASINOS), group_id: pick(GROUPS), game_id: pick(GAMES), currency: pick(CURRENCIES), player_id: `p${Math.floor(Math.random() * 12)}`,
+      provider_id: pick(CASINOS), group_id: pick(GROUPS), game_id: pick(GAMES), currency: pick(CURRENCIES), player_id: `${players}${Math.floor(Math.random() * 12)}`,
       session_id: 's', language: 'en', created_at: created,
     };
     const r = Math.random();
@@ -73,6 +77,7 @@ async function fill(rows: number, fromDaysAgo: number, toDaysAgo: number, within
   await db.batchInsert('rounds', rounds, 500);
 }
 
+let newcomers = 0;
 /** Where the rollup of today stops (its watermark), or today's start: rows created from here on are read live. */
 async function todayCountedUntil(): Promise<number> {
   const [row] = (await db.raw('SELECT counted_until FROM ledger_rollup_days WHERE day = ?::date', [dayText(0)])).rows as { counted_until: Date | null }[];
@@ -100,6 +105,7 @@ async function changeAfterCounting(): Promise<string[]> {
   await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE player_id = 'p-taken' AND status = 'PENDING'`);
   // Today, after the job looked: created_at is the writing transaction's start, never before the watermark.
   await fill(150, 0, 0, [await todayCountedUntil(), Date.now()]);
+  await fill(40, 0, 0, [await todayCountedUntil(), Date.now()], `new${++newcomers}-`); // and players the job has never seen
   return (marked.rows as { day: string }[]).map((r) => r.day);
 }
 
@@ -128,7 +134,7 @@ async function plainReport(scope: OperatorScope, f: ReportFilter, dims: Dimensio
     `WITH tx AS (SELECT ${cols}, count(*) FILTER (WHERE x.category = 'CASH_OUT') AS bets,
                         coalesce(sum(x.amount) FILTER (WHERE x.category = 'CASH_OUT'), 0) AS bet_sum,
                         coalesce(sum(x.amount) FILTER (WHERE x.category = 'CASH_IN'), 0) AS payout_sum,
-                        count(DISTINCT x.player_id) FILTER (WHERE x.category = 'CASH_OUT') AS players
+                        count(DISTINCT (x.provider_id, x.player_id)) FILTER (WHERE x.category = 'CASH_OUT') AS players
                    FROM transactions x WHERE x.status = 'SUCCESS' AND ${where.join(' AND ')} GROUP BY ${by}),
           rd AS (SELECT ${cols}, count(*) FILTER (WHERE x.status = 'SETTLED') AS rounds_settled, count(*) FILTER (WHERE x.status = 'OPEN') AS rounds_open
                    FROM rounds x WHERE ${where.join(' AND ')} GROUP BY ${by})
@@ -222,6 +228,30 @@ async function compareSearch(c: typeof searchArb extends fc.Arbitrary<infer T> ?
   expect({ t, filter, totals: await searchTotals(db, t, c.scope, filter) }).toEqual({ t, filter, totals: expected });
 }
 
+/**
+ * The database as migration 020 finds one whose days were counted before: no bitmap, no player
+ * numbered. Those days must read from ledger_rollup_players until the job builds their bitmaps.
+ */
+async function forgetBitmaps(): Promise<string[]> {
+  const days = (await db.raw(`SELECT to_char(day, 'YYYY-MM-DD') AS day FROM ledger_rollup_player_bits_days ORDER BY day`)).rows as { day: string }[];
+  await db.raw('TRUNCATE ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_days, ledger_player_ids');
+  return days.map((d) => d.day);
+}
+
+/** Each casino's players are numbered 0..count-1, once each, and every player of a bitmap day has a number. */
+async function expectDenseDictionary(): Promise<void> {
+  const { rows } = await db.raw(
+    `SELECT provider_id, count(*)::int AS players, (max(n) + 1)::int AS span, count(DISTINCT n)::int AS numbers
+       FROM ledger_player_ids GROUP BY provider_id ORDER BY provider_id`,
+  );
+  for (const r of rows as { players: number; span: number; numbers: number }[]) expect({ ...r, span: r.players, numbers: r.players }).toEqual(r);
+  const unnumbered = await db.raw(
+    `SELECT count(*)::int AS n FROM ledger_rollup_players p JOIN ledger_rollup_player_bits_days b ON b.day = p.day
+      WHERE NOT EXISTS (SELECT 1 FROM ledger_player_ids i WHERE i.provider_id = p.provider_id AND i.player_id = p.player_id)`,
+  );
+  expect(unnumbered.rows[0].n).toBe(0);
+}
+
 async function streamed(scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   for await (const row of reportStream(db, scope, f, dims)) rows.push(row);
@@ -256,16 +286,31 @@ describe('When reports and search totals are read from the daily rollups and the
     // The first three days counted; the later ones are not, yet.
     const first = await runRollups(db, { closeMarginMs: 0, maxDays: 3 });
     expect(first?.rolled).toEqual([dayText(DAYS), dayText(DAYS - 1), dayText(DAYS - 2)]);
+    await expectDenseDictionary();
+    await check();
+    // As counted before the bitmaps existed: read from the player lists.
+    expect(await forgetBitmaps()).toEqual(first?.rolled);
     await check();
     const stale = await changeAfterCounting();
     expect(stale).toHaveLength(1);
     await check();
-    // Every closed day counted (the marked day counted again, its mark removed), then changes again.
+    // Every closed day counted (the marked day counted again, its mark removed), the days counted
+    // before the bitmaps given theirs from their player lists, then changes again.
     const second = await runRollups(db, { closeMarginMs: 0 });
     expect(second?.recounted).toContain(stale[0]);
     expect(second?.rolled.length).toBe(DAYS - 3);
+    expect(second?.bitmapped).toEqual(first?.rolled.filter((d) => !second?.recounted.includes(d)));
     expect(second?.partial?.day).toBe(dayText(0));
     expect(Number((await db.raw('SELECT count(*) AS n FROM rollup_stale_days')).rows[0].n)).toBe(0);
+    await expectDenseDictionary();
+    await check();
+    // Every day forgotten again, then given its bitmaps from its player list alone (nothing to count).
+    const counted = await forgetBitmaps();
+    expect(counted).toHaveLength(DAYS + 1); // and today, counted up to its watermark
+    await check();
+    const third = await runRollups(db, { closeMarginMs: 0 });
+    expect({ rolled: third?.rolled, recounted: third?.recounted, bitmapped: third?.bitmapped }).toEqual({ rolled: [], recounted: [], bitmapped: counted });
+    await expectDenseDictionary();
     await check();
     expect((await changeAfterCounting()).length).toBe(1);
     await check();

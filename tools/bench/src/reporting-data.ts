@@ -41,7 +41,8 @@ export function readOnly(url: string): string {
 /**
  * Catches the daily rollups of a seeded database up with the admin job's own code (runRollups), as
  * production's scheduled job keeps them: totals and reports are then measured through the rollups.
- * The one writer of the benchmarks: it writes only the ledger_rollup_* tables.
+ * The one writer of the benchmarks: it writes only the ledger_rollup_* tables and the player
+ * dictionary (ledger_player_ids).
  */
 export async function catchUpRollups(url: string): Promise<{ days: number; seconds: number }> {
   const db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
@@ -51,12 +52,15 @@ export async function catchUpRollups(url: string): Promise<{ days: number; secon
     for (;;) {
       const run = await runRollups(db, { maxDays: 31 });
       if (!run) throw new Error('another process holds the rollup job of this database');
-      days += run.rolled.length + run.recounted.length;
-      if (!run.rolled.length && !run.recounted.length) break;
+      days += run.rolled.length + run.recounted.length + run.bitmapped.length;
+      if (!run.rolled.length && !run.recounted.length && !run.bitmapped.length) break;
     }
     // Fresh statistics, as autovacuum's analyze gives a production database soon after the job
     // has filled the rollups (the planner otherwise guesses a few rows per table).
-    if (days) await db.raw('ANALYZE ledger_rollup_days, ledger_rollup_transactions, ledger_rollup_rounds, ledger_rollup_players, ledger_rollup_unfinished');
+    if (days) {
+      await db.raw(`ANALYZE ledger_rollup_days, ledger_rollup_transactions, ledger_rollup_rounds, ledger_rollup_players, ledger_rollup_unfinished,
+        ledger_player_ids, ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_days`);
+    }
   } finally {
     await db.destroy();
   }

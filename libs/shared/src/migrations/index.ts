@@ -18,6 +18,7 @@ import * as casinoTimeIndexes from './016_casino_time_indexes';
 import * as failedOpenIndexes from './017_failed_open_indexes';
 import * as ledgerRemovedRollups from './018_ledger_removed_rollups';
 import * as rollupPartialDay from './019_rollup_partial_day';
+import * as playerBitmaps from './020_player_bitmaps';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '017_failed_open_indexes': failedOpenIndexes,
   '018_ledger_removed_rollups': ledgerRemovedRollups,
   '019_rollup_partial_day': rollupPartialDay,
+  '020_player_bitmaps': playerBitmaps,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { monthRange } from './archive';
+import { PLAYER_BITMAP_TABLES } from './player-bitmaps';
 
 /**
  * The last rollups of a month that leaves the database (docs/ledger.md, "Exact totals" and
@@ -94,6 +95,9 @@ export async function replaceMonthRollups(client: pg.ClientBase, month: string, 
     [lo.slice(0, 10), hi.slice(0, 10)],
   );
   await client.query(`DELETE FROM rollup_stale_days WHERE ${days}`);
+  // The player bitmaps (020) follow the replaced player lists: the rollup job's backfill builds them
+  // again from ledger_rollup_players, and until then reports read the days from those lists.
+  for (const table of PLAYER_BITMAP_TABLES) await client.query(`DELETE FROM ${table} WHERE ${days}`);
   if (source === 'removed') {
     for (const table of ['ledger_removed_transactions', 'ledger_removed_rounds', 'ledger_removed_players']) await client.query(`DELETE FROM ${table} WHERE ${days}`);
   }

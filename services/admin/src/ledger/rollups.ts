@@ -1,4 +1,5 @@
 import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
+import { backfillPlayerBitmaps, PLAYER_BITMAP_TABLES, playerBitmapCtes } from './player-bitmaps';
 import { DAY_MS, dayStart, INSTANT, notClosed, watermark, type Sql } from './settled';
 
 export { notClosed, watermark } from './settled';
@@ -53,6 +54,8 @@ export interface RollupRun {
   recounted: string[];
   /** Why the next day was not counted, if one is due. */
   waiting?: { day: string; reason: string };
+  /** Days counted before the player bitmaps existed (migration 020) whose bitmaps were built. */
+  bitmapped: string[];
   /** The day not closed yet, counted for [day, countedUntil): whole up to it, or by adding the new span. */
   partial?: { day: string; countedUntil: string; counted: 'whole' | 'span' };
   /** Why the watermark did not advance, if it did not. */
@@ -76,7 +79,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
     const [{ locked }] = await sql<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext(?)) AS locked', [LOCK]);
     if (!locked) return null;
     try {
-      const run: RollupRun = { rolled: [], recounted: [] };
+      const run: RollupRun = { rolled: [], recounted: [], bitmapped: [] };
       for (const day of await daysToRecount(sql, maxDays)) {
         if (await countDay(sql, day)) run.recounted.push(day);
       }
@@ -93,6 +96,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
         if (run.rolled.length === maxDays) break;
         if (await countDay(sql, day)) run.rolled.push(day);
       }
+      run.bitmapped = await backfillPlayerBitmaps(sql, maxDays);
       return run;
     } finally {
       await sql('SELECT pg_advisory_unlock(hashtext(?))', [LOCK]);
@@ -190,6 +194,12 @@ async function countSpan(sql: Sql, day: string, from: string, until: string): Pr
       [until, day, from],
     );
     if (moved.length !== 1) throw new Error(`ledger rollups: ${day} is no longer counted up to ${from}`);
+    // The span's players join the day's bitmaps when it has some; a day without (counted before 020)
+    // gets them from ledger_rollup_players, span included, when the backfill builds it.
+    const [{ bitmapped }] = await sql<{ bitmapped: boolean }>('SELECT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days WHERE day = ?::date) AS bitmapped', [day]);
+    const bitmaps = bitmapped
+      ? `${playerBitmapCtes('?::date', `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`, true)},`
+      : '';
     await sql(
       `WITH tx AS MATERIALIZED (
          SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
@@ -218,12 +228,14 @@ async function countSpan(sql: Sql, day: string, from: string, until: string): Pr
            FROM rd WHERE status <> 'OPEN' GROUP BY group_id, provider_id, game_id, currency, status
          ON CONFLICT (day, group_id, provider_id, game_id, currency, status)
            DO UPDATE SET n = x.n + excluded.n, bet_amount = x.bet_amount + excluded.bet_amount, payout_amount = x.payout_amount + excluded.payout_amount
-       )
+       ),
+       ${bitmaps}
+       spanned AS (SELECT 1)
        INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
        SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
        UNION ALL
        SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'`,
-      [from, until, from, until, day, day, day, day, day],
+      [from, until, from, until, day, day, day, ...(bitmapped ? [day, day, day] : []), day, day],
     );
     await sql('COMMIT');
   } catch (err) {
@@ -260,7 +272,7 @@ export async function countDay(sql: Sql, day: string, until?: string): Promise<b
       'SELECT marked_at::text AS marked_at, xmin::text AS version FROM rollup_stale_days WHERE day = ?::date',
       [day],
     );
-    for (const table of ['ledger_rollup_transactions', 'ledger_rollup_rounds', 'ledger_rollup_players', 'ledger_rollup_unfinished']) {
+    for (const table of ['ledger_rollup_transactions', 'ledger_rollup_rounds', 'ledger_rollup_players', 'ledger_rollup_unfinished', ...PLAYER_BITMAP_TABLES]) {
       await sql(`DELETE FROM ${table} WHERE day = ?::date`, [day]);
     }
     await sql(
@@ -293,10 +305,11 @@ export async function countDay(sql: Sql, day: string, until?: string): Promise<b
          SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
          UNION ALL
          SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
-       )
+       ),
+       ${playerBitmapCtes('?::date', `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`)}
        INSERT INTO ledger_rollup_days (day, counted_until) VALUES (?::date, ?::timestamptz)
          ON CONFLICT (day) DO UPDATE SET rolled_at = now(), counted_until = excluded.counted_until`,
-      [day, until ?? null, day, day, day, day, day, day, day, until ?? null],
+      [day, until ?? null, day, day, day, day, day, day, ...[day, day, day], day, until ?? null],
     );
     if (mark) {
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
@@ -317,7 +330,7 @@ export function scheduleRollups(db: Knex, logger: Logger, intervalMs: number): {
     if (running) return;
     running = runRollups(db)
       .then((run) => {
-        if (run && (run.rolled.length || run.recounted.length || run.waiting || run.partial || run.heldBack)) logger.info({ rollups: run }, 'ledger rollups');
+        if (run && (run.rolled.length || run.recounted.length || run.bitmapped.length || run.waiting || run.partial || run.heldBack)) logger.info({ rollups: run }, 'ledger rollups');
       })
       .catch((err: unknown) => logger.error({ err }, 'ledger rollups failed; the next run retries'))
       .finally(() => {

@@ -1,4 +1,4 @@
-import { ledgerPlayers, ledgerSource, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
+import { ledgerPlayerBits, ledgerSource, PLAYER_BLOCK_BITS, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { streamed } from './streamed';
@@ -51,12 +51,13 @@ function narrowing(scope: OperatorScope, f: ReportFilter): SourceSpec['narrow'] 
 
 /**
  * The three parts of a report as one stream of rows, each carrying the chosen dimensions and the
- * figures of one source: transactions (category, n, amount), rounds (status, n) or a player with
- * a successful bet (player_id). One aggregate over this stream computes every figure of every
- * group, so no join of per-source groupings is needed (a group is in the stream when any source
- * has it: what a full join of the three gave). `grouped` is a constant that only the totals'
- * grouping set leaves out, so GROUPING(grouped) tells a total from a group, even when currency
- * is the only dimension and both grouping sets would otherwise be the same.
+ * figures of one source: transactions (category, n, amount), rounds (status, n) or players with a
+ * successful bet (player_casino, player_block, player_bits or player_id: libs/shared
+ * ledgerPlayerBits). Two aggregates over this stream compute every figure of every group (PER_BLOCK
+ * then FIGURES), so no join of per-source groupings is needed (a group is in the stream when any
+ * source has it: what a full join of the three gave). `grouped` is a constant that only the totals'
+ * grouping set leaves out, so GROUPING(grouped) tells a total from a group, even when currency is
+ * the only dimension and both grouping sets would otherwise be the same.
  */
 function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
   const narrow = narrowing(scope, f);
@@ -69,43 +70,65 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
     narrow: (q, alias) => narrow(q, alias).where(`${alias}.status`, 'SUCCESS'),
   });
   const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow });
-  const pl = ledgerPlayers(read, { ...period, dims: keys, narrow });
+  const pl = ledgerPlayerBits(read, { ...period, dims: keys, narrow });
   const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
+  const noPlayer = `NULL::text, NULL::integer, NULL::bit(${PLAYER_BLOCK_BITS}), NULL::text`;
   return read.raw(
-    `SELECT ${named}, true AS grouped, s.category, NULL::text AS status, s.n, s.amount, NULL::text AS player_id FROM (?) s
+    `SELECT ${named}, true AS grouped, s.category, NULL::text AS status, s.n, s.amount,
+            NULL::text AS player_casino, NULL::integer AS player_block, NULL::bit(${PLAYER_BLOCK_BITS}) AS player_bits, NULL::text AS player_id FROM (?) s
      UNION ALL
-     SELECT ${named}, true, NULL, s.status, s.n, NULL, NULL FROM (?) s
+     SELECT ${named}, true, NULL, s.status, s.n, NULL, ${noPlayer} FROM (?) s
      UNION ALL
-     SELECT ${named}, true, NULL, NULL, NULL, NULL, s.player_id FROM (?) s`,
+     SELECT ${named}, true, NULL, NULL, NULL, NULL, s.player_casino, s.player_block, s.player_bits, s.player_id FROM (?) s`,
     [tx, rd, pl],
   );
 }
 
-/** A report's figures over the rows of reportSource aliased `s` (a group may appear once per source part: summed again here). */
-const FIGURES = `coalesce(sum(s.n) FILTER (WHERE s.category = 'CASH_OUT'), 0)::int AS bets,
-  coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT'), 0)::text AS bet_sum,
-  coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_IN'), 0)::text AS payout_sum,
-  count(DISTINCT s.player_id)::int AS players,
-  coalesce(sum(s.n) FILTER (WHERE s.status = 'SETTLED'), 0)::int AS rounds_settled,
-  coalesce(sum(s.n) FILTER (WHERE s.status = 'OPEN'), 0)::int AS rounds_open`;
+/** What identifies a set of players within a group: a block of a casino's dictionary, or one player unknown to it. */
+const PLAYER_KEY = ['player_casino', 'player_block', 'player_id'];
+
+/**
+ * The first aggregate, per group and PLAYER_KEY (the money rows have none: one row per group): the
+ * sums, and the players of the key, the bit_count of the block's union or 1 for an unknown player.
+ */
+const PER_BLOCK = `sum(s.n) FILTER (WHERE s.category = 'CASH_OUT') AS bets,
+  sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT') AS bet_sum,
+  sum(s.amount) FILTER (WHERE s.category = 'CASH_IN') AS payout_sum,
+  CASE WHEN s.player_block IS NOT NULL THEN bit_count(bit_or(s.player_bits)) WHEN s.player_id IS NOT NULL THEN 1 ELSE 0 END AS players,
+  sum(s.n) FILTER (WHERE s.status = 'SETTLED') AS rounds_settled,
+  sum(s.n) FILTER (WHERE s.status = 'OPEN') AS rounds_open`;
+
+/** A report's figures over PER_BLOCK's rows aliased `p`: blocks and unknown players are disjoint, so their players add up. */
+const FIGURES = `coalesce(sum(p.bets), 0)::int AS bets,
+  coalesce(sum(p.bet_sum), 0)::text AS bet_sum,
+  coalesce(sum(p.payout_sum), 0)::text AS payout_sum,
+  sum(p.players)::int AS players,
+  coalesce(sum(p.rounds_settled), 0)::int AS rounds_settled,
+  coalesce(sum(p.rounds_open), 0)::int AS rounds_open`;
 
 /** The dimensions of a group as answered: the sources give the day as a date, formatted here once per group. */
-const answered = (dims: Dimension[]) => dims.map((d) => (d === 'day' ? `to_char(s.day, 'YYYY-MM-DD') AS day` : `s.${d}`)).join(', ');
+const answered = (dims: Dimension[]) => dims.map((d) => (d === 'day' ? `to_char(p.day, 'YYYY-MM-DD') AS day` : `p.${d}`)).join(', ');
 
 /** The report query: one row per group of the chosen dimensions (currency always among them), ordered by them. */
 export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
-  const by = dims.map((d) => `s.${d}`).join(', ');
-  return read.raw(`SELECT ${answered(dims)}, ${FIGURES} FROM (?) s GROUP BY ${by} ORDER BY ${by}`, [reportSource(read, scope, f, dims)]);
+  const by = dims.map((d) => `p.${d}`).join(', ');
+  const perBlock = [...dims, ...PLAYER_KEY].map((d) => `s.${d}`).join(', ');
+  return read.raw(
+    `SELECT ${answered(dims)}, ${FIGURES}
+       FROM (SELECT ${dims.map((d) => `s.${d}`).join(', ')}, ${PER_BLOCK} FROM (?) s GROUP BY ${perBlock}) p
+      GROUP BY ${by} ORDER BY ${by}`,
+    [reportSource(read, scope, f, dims)],
+  );
 }
 
 /**
  * A page of groups, their number, and the totals per currency, from ONE statement (so one
  * snapshot, no transaction needed) that aggregates the sources once:
  *
- * - GROUPING SETS ((currency, dims..., grouped), (currency)) gives every group and the totals per
- *   currency in one sorted pass (the totals' set is a prefix of the groups' sort order), distinct
- *   players included: they do not add up across groups, so the totals count them over the same
- *   input rather than summing the groups.
+ * - GROUPING SETS ((currency, dims..., grouped, player key), (currency, player key)) gives the
+ *   PER_BLOCK rows of every group and of the totals per currency in one pass, distinct players
+ *   included: they do not add up across groups, so the totals OR the same bitmaps per block rather
+ *   than summing the groups. A second, plain GROUP BY adds each group's (and total's) blocks up.
  * - The number of groups and the page are window functions over those rows: count(*) OVER () and
  *   row_number() in the groups' order, filtered to the page. Sorting every group once is cheaper
  *   than the alternatives (a materialised CTE read three times, or a second statement): a report
@@ -114,12 +137,15 @@ export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, d
 export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[], page: { limit: number; offset: number }) {
   const list = dims.join(', ');
   const sets = ['currency', ...dims.filter((d) => d !== 'currency'), 'grouped'].map((d) => `s.${d}`).join(', ');
+  const player = PLAYER_KEY.map((d) => `s.${d}`).join(', ');
   const found = await bounded<{ rows: Record<string, unknown>[] }>(read.raw(
     `SELECT w.* FROM (
        SELECT g.*, count(*) FILTER (WHERE NOT g.is_total) OVER () AS groups,
               row_number() OVER (PARTITION BY g.is_total ORDER BY ${list}) AS place
-         FROM (SELECT ${answered(dims)}, GROUPING(s.grouped) = 1 AS is_total, ${FIGURES}
-                 FROM (?) s GROUP BY GROUPING SETS ((${sets}), (s.currency))) g) w
+         FROM (SELECT ${answered(dims)}, p.is_total, ${FIGURES}
+                 FROM (SELECT ${dims.map((d) => `s.${d}`).join(', ')}, GROUPING(s.grouped) = 1 AS is_total, ${PER_BLOCK}
+                         FROM (?) s GROUP BY GROUPING SETS ((${sets}, ${player}), (s.currency, ${player}))) p
+                GROUP BY ${dims.map((d) => `p.${d}`).join(', ')}, p.is_total) g) w
       WHERE w.is_total OR (w.place > ? AND w.place <= ?)
       ORDER BY w.is_total, ${list}`,
     [reportSource(read, scope, f, dims), page.offset, page.offset + page.limit],

@@ -143,7 +143,7 @@ export const moneyOperations: BackofficeOperation[] = [
   {
     method: 'get', path: '/backoffice/v1/money/reports', operationId: 'moneyReport', tag: 'Reports', access: 'read', parameterText: REPORT_PARAMS, permission: 'reports:read',
     summary: 'Bets, payouts and GGR per day, casino, studio, game and currency',
-    description: '`from`/`to` are UTC days, inclusive (default: the last 30 days). `groupBy` is a comma list of `day`, `casino`, `studio`, `game`, `currency` (currency is always added: money never mixes currencies). Each row: number of bets, bet sum, payout sum, GGR (bets minus payouts), rounds settled, rounds open, distinct players, exact to the cent; `meta.totals` per currency over the whole period.',
+    description: '`from`/`to` are UTC days, inclusive (default: the last 30 days). `groupBy` is a comma list of `day`, `casino`, `studio`, `game`, `currency` (currency is always added: money never mixes currencies). Each row: number of bets, bet sum, payout sum, GGR (bets minus payouts), rounds settled, rounds open, distinct players (players with a successful bet; a player id belongs to its casino, so the same id at two casinos counts as two players), exact to the cent; `meta.totals` per currency over the whole period.',
     query: reportQuery.extend(reportPaging.shape),
     ok: { message: 'Report fetched successfully', data: z.array(res.reportRow), example: [ex.reportRow], meta: { schema: res.reportMeta, example: ex.reportMeta } },
   },

@@ -1,0 +1,87 @@
+/**
+ * A day's player bitmaps (migration 020, docs/ledger.md "Distinct players"), built by the rollup
+ * job: in countDay, from the same snapshot as the day's other rollups, and for the days counted
+ * before the bitmaps existed, from the day's ledger_rollup_players (what that count saw).
+ *
+ * Players new to a casino get the next numbers of its dictionary (max + 1, + 2...; ordered by id
+ * within a day, so a run is reproducible). Only the job writes the dictionary, under its advisory
+ * lock, so the numbers stay dense; the unique (casino, n) key makes a second writer fail rather than
+ * share a number.
+ */
+
+/** Bits per block of a casino's dictionary (migration 020: 512 bytes, stored inline and uncompressed). */
+export const BLOCK_BITS = 4096;
+
+/**
+ * The CTEs, comma-separated, for a WITH list (the caller writes the comma before them), that build
+ * the bitmaps of day `day` (an SQL date expression) from `bets`: an SQL relation of (group_id,
+ * provider_id, game_id, currency, player_id) holding every player with a successful bet that day,
+ * repeated or not. Data-modifying CTEs: they run whether or not the statement reads them.
+ * merge: the day already has bitmaps (a span of a day counted up to a watermark): each block is
+ * OR-ed into the day's (a player already in it stays one bit).
+ */
+export function playerBitmapCtes(day: string, bets: string, merge = false): string {
+  const or = (key: string) => (merge ? ` ON CONFLICT (${key}) DO UPDATE SET bits = x.bits | excluded.bits` : '');
+  return `pb_bets AS (SELECT DISTINCT group_id, provider_id, game_id, currency, player_id FROM ${bets} b),
+       pb_new AS (
+         INSERT INTO ledger_player_ids (provider_id, player_id, n)
+         SELECT p.provider_id, p.player_id,
+                coalesce((SELECT max(i.n) FROM ledger_player_ids i WHERE i.provider_id = p.provider_id), -1)
+                  + row_number() OVER (PARTITION BY p.provider_id ORDER BY p.player_id)
+           FROM (SELECT DISTINCT provider_id, player_id FROM pb_bets) p
+          WHERE NOT EXISTS (SELECT 1 FROM ledger_player_ids i WHERE i.provider_id = p.provider_id AND i.player_id = p.player_id)
+         RETURNING provider_id, player_id, n
+       ),
+       pb_bits AS (
+         -- The dictionary as this statement sees it lacks pb_new's rows: those come from its RETURNING.
+         INSERT INTO ledger_rollup_player_bits AS x (day, group_id, provider_id, game_id, currency, block, bits)
+         SELECT ${day}, b.group_id, b.provider_id, b.game_id, b.currency, coalesce(i.n, x.n) / ${BLOCK_BITS},
+                bit_or(set_bit(B'0'::bit(${BLOCK_BITS}), coalesce(i.n, x.n) % ${BLOCK_BITS}, 1))
+           FROM pb_bets b
+           LEFT JOIN ledger_player_ids i ON i.provider_id = b.provider_id AND i.player_id = b.player_id
+           LEFT JOIN pb_new x ON x.provider_id = b.provider_id AND x.player_id = b.player_id
+          GROUP BY 2, 3, 4, 5, 6${or('day, group_id, provider_id, game_id, currency, block')}
+         RETURNING group_id, provider_id, currency, block, bits
+       ),
+       pb_all_games AS (
+         INSERT INTO ledger_rollup_player_bits_all_games AS x (day, group_id, provider_id, currency, block, bits)
+         SELECT ${day}, group_id, provider_id, currency, block, bit_or(bits) FROM pb_bits GROUP BY 2, 3, 4, 5${or('day, group_id, provider_id, currency, block')}
+       ),
+       pb_built AS (
+         INSERT INTO ledger_rollup_player_bits_days (day) VALUES (${day}) ON CONFLICT (day) DO UPDATE SET built_at = now()
+       )`;
+}
+
+/** The tables a recount replaces (the dictionary stays: a player keeps its number for good). */
+export const PLAYER_BITMAP_TABLES = ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_days'];
+
+type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
+
+/**
+ * Builds the bitmaps of at most `limit` counted days that have none (counted before migration 020),
+ * oldest first, each in its own transaction, from that day's ledger_rollup_players: the same
+ * players the day's count saw, so the day reads the same from either. Nothing is recounted.
+ */
+export async function backfillPlayerBitmaps(sql: Sql, limit: number): Promise<string[]> {
+  const days = await sql<{ day: string }>(
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day FROM ledger_rollup_days d
+      WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)
+      ORDER BY d.day LIMIT ?`,
+    [limit],
+  );
+  for (const { day } of days) {
+    await sql('BEGIN');
+    try {
+      await sql(
+        `WITH ${playerBitmapCtes('?::date', '(SELECT group_id, provider_id, game_id, currency, player_id FROM ledger_rollup_players WHERE day = ?::date)')}
+         SELECT 1`,
+        [day, day, day, day],
+      );
+      await sql('COMMIT');
+    } catch (err) {
+      await sql('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+  return days.map((d) => d.day);
+}
