@@ -69,7 +69,9 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
     dims: [...keys, 'category'],
     narrow: (q, alias) => narrow(q, alias).where(`${alias}.status`, 'SUCCESS'),
   });
-  const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow });
+  // Rounds give only their number per status (no sums): the count-only source reads no round row for
+  // the unfinished ones (libs/shared ledger-totals, unfinishedRoundsNow).
+  const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow }, true);
   const pl = ledgerPlayerBits(read, { ...period, dims: keys, narrow });
   const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
   const noPlayer = `NULL::text, NULL::integer, NULL::bit(${PLAYER_BLOCK_BITS}), NULL::text`;
