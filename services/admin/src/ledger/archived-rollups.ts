@@ -76,6 +76,10 @@ export async function addRemovedRollups(client: pg.ClientBase, from: { transacti
  */
 export async function replaceMonthRollups(client: pg.ClientBase, month: string, source: 'rows' | 'removed'): Promise<void> {
   const { lo, hi } = monthRange(month);
+  // The registry's row first: the bitmap backfill holds it FOR SHARE while it builds a day's bitmaps
+  // from the player list replaced here, so it either commits before (and its bitmaps are deleted
+  // below) or waits and builds them from the new list.
+  await client.query('SELECT 1 FROM ledger_archives WHERE month = $1::date FOR UPDATE', [lo.slice(0, 10)]);
   const days = `day >= '${lo.slice(0, 10)}'::date AND day < '${hi.slice(0, 10)}'::date`;
   for (const table of ['ledger_rollup_transactions', 'ledger_rollup_rounds', 'ledger_rollup_players', 'ledger_rollup_unfinished']) {
     await client.query(`DELETE FROM ${table} WHERE ${days}`);
@@ -91,7 +95,7 @@ export async function replaceMonthRollups(client: pg.ClientBase, month: string, 
   await client.query(`INSERT INTO ledger_rollup_players (${p.columns}) ${source === 'rows' ? p.select : `SELECT ${p.columns} FROM ledger_removed_players WHERE ${days}`}`);
   await client.query(
     `INSERT INTO ledger_rollup_days (day) SELECT d::date FROM generate_series($1::date, $2::date - 1, interval '1 day') d
-     ON CONFLICT (day) DO UPDATE SET rolled_at = now()`,
+     ON CONFLICT (day) DO UPDATE SET rolled_at = now(), counted_until = NULL`,
     [lo.slice(0, 10), hi.slice(0, 10)],
   );
   await client.query(`DELETE FROM rollup_stale_days WHERE ${days}`);

@@ -69,19 +69,30 @@ export async function backfillPlayerBitmaps(sql: Sql, limit: number): Promise<st
       ORDER BY d.day LIMIT ?`,
     [limit],
   );
+  const built: string[] = [];
   for (const { day } of days) {
     await sql('BEGIN');
     try {
+      // As countDay: the month's registry row FOR SHARE, so an archiving that replaces the day's player
+      // list (replaceMonthRollups, FOR UPDATE) is either committed before this reads it or waits for
+      // this commit and deletes these bitmaps; then the day is checked again under that lock.
+      await sql(`SELECT 1 FROM ledger_archives WHERE month = date_trunc('month', ?::date)::date FOR SHARE`, [day]);
+      const [{ missing }] = await sql<{ missing: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days WHERE day = ?::date) AS missing', [day]);
+      if (!missing) {
+        await sql('COMMIT');
+        continue;
+      }
       await sql(
         `WITH ${playerBitmapCtes('?::date', '(SELECT group_id, provider_id, game_id, currency, player_id FROM ledger_rollup_players WHERE day = ?::date)')}
          SELECT 1`,
         [day, day, day, day],
       );
       await sql('COMMIT');
+      built.push(day);
     } catch (err) {
       await sql('ROLLBACK').catch(() => undefined);
       throw err;
     }
   }
-  return days.map((d) => d.day);
+  return built;
 }

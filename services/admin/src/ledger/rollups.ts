@@ -174,8 +174,7 @@ async function countPartialDay(sql: Sql, run: RollupRun, day: string, marginMs: 
     run.partial = { day, countedUntil, counted: 'span' };
     return;
   }
-  await countDay(sql, day, countedUntil);
-  run.partial = { day, countedUntil, counted: 'whole' };
+  if (await countDay(sql, day, countedUntil)) run.partial = { day, countedUntil, counted: 'whole' };
 }
 
 /**
@@ -263,7 +262,9 @@ export async function countDay(sql: Sql, day: string, until?: string): Promise<b
     // it replaces the month's rollups; a count of one of its days waits for that commit, then sees `archived`.
     const [archive] = await sql<{ state: string }>(`SELECT state FROM ledger_archives WHERE month = date_trunc('month', ?::date)::date FOR SHARE`, [day]);
     if (archive?.state === 'removing' || archive?.state === 'archived') {
-      await sql('INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO NOTHING', [day]);
+      // Recorded as counted whole (a day left partial by a watermark held back past its month's archiving
+      // would otherwise stay the next day to count, for ever).
+      await sql('INSERT INTO ledger_rollup_days (day) VALUES (?::date) ON CONFLICT (day) DO UPDATE SET counted_until = NULL', [day]);
       await sql('COMMIT');
       return false;
     }
