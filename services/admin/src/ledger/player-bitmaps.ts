@@ -1,3 +1,5 @@
+import { PLAYER_BLOCK_BITS } from '@relay/shared';
+
 /**
  * A day's player bitmaps (migration 020, docs/ledger.md "Distinct players"), built by the rollup
  * job: in countDay, from the same snapshot as the day's other rollups, and for the days counted
@@ -8,9 +10,6 @@
  * lock, so the numbers stay dense; the unique (casino, n) key makes a second writer fail rather than
  * share a number.
  */
-
-/** Bits per block of a casino's dictionary (migration 020: 512 bytes, stored inline and uncompressed). */
-export const BLOCK_BITS = 4096;
 
 /**
  * The CTEs, comma-separated, for a WITH list (the caller writes the comma before them), that build
@@ -35,8 +34,8 @@ export function playerBitmapCtes(day: string, bets: string, merge = false): stri
        pb_bits AS (
          -- The dictionary as this statement sees it lacks pb_new's rows: those come from its RETURNING.
          INSERT INTO ledger_rollup_player_bits AS x (day, group_id, provider_id, game_id, currency, block, bits)
-         SELECT ${day}, b.group_id, b.provider_id, b.game_id, b.currency, coalesce(i.n, x.n) / ${BLOCK_BITS},
-                bit_or(set_bit(B'0'::bit(${BLOCK_BITS}), coalesce(i.n, x.n) % ${BLOCK_BITS}, 1))
+         SELECT ${day}, b.group_id, b.provider_id, b.game_id, b.currency, coalesce(i.n, x.n) / ${PLAYER_BLOCK_BITS},
+                bit_or(set_bit(B'0'::bit(${PLAYER_BLOCK_BITS}), coalesce(i.n, x.n) % ${PLAYER_BLOCK_BITS}, 1))
            FROM pb_bets b
            LEFT JOIN ledger_player_ids i ON i.provider_id = b.provider_id AND i.player_id = b.player_id
            LEFT JOIN pb_new x ON x.provider_id = b.provider_id AND x.player_id = b.player_id

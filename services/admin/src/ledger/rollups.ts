@@ -196,46 +196,7 @@ async function countSpan(sql: Sql, day: string, from: string, until: string): Pr
     // The span's players join the day's bitmaps when it has some; a day without (counted before 020)
     // gets them from ledger_rollup_players, span included, when the backfill builds it.
     const [{ bitmapped }] = await sql<{ bitmapped: boolean }>('SELECT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days WHERE day = ?::date) AS bitmapped', [day]);
-    const bitmaps = bitmapped
-      ? `${playerBitmapCtes('?::date', `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`, true)},`
-      : '';
-    await sql(
-      `WITH tx AS MATERIALIZED (
-         SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
-           FROM transactions t WHERE t.created_at >= ?::timestamptz AND t.created_at < ?::timestamptz
-       ),
-       rd AS MATERIALIZED (
-         SELECT r.id, r.created_at, r.group_id, r.provider_id, r.game_id, r.currency, r.status, r.bet_amount, r.payout_amount
-           FROM rounds r WHERE r.created_at >= ?::timestamptz AND r.created_at < ?::timestamptz
-       ),
-       tx_sums AS (
-         INSERT INTO ledger_rollup_transactions AS x (day, group_id, provider_id, game_id, currency, category, status, n, amount)
-         SELECT ?::date, group_id, provider_id, game_id, currency, category, status, count(*), sum(amount)
-           FROM tx WHERE status <> 'PENDING' GROUP BY group_id, provider_id, game_id, currency, category, status
-         ON CONFLICT (day, group_id, provider_id, game_id, currency, category, status)
-           DO UPDATE SET n = x.n + excluded.n, amount = x.amount + excluded.amount
-       ),
-       players AS (
-         INSERT INTO ledger_rollup_players (day, group_id, provider_id, game_id, currency, player_id)
-         SELECT DISTINCT ?::date, group_id, provider_id, game_id, currency, player_id
-           FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT'
-         ON CONFLICT DO NOTHING
-       ),
-       rd_sums AS (
-         INSERT INTO ledger_rollup_rounds AS x (day, group_id, provider_id, game_id, currency, status, n, bet_amount, payout_amount)
-         SELECT ?::date, group_id, provider_id, game_id, currency, status, count(*), sum(bet_amount), coalesce(sum(payout_amount), 0)
-           FROM rd WHERE status <> 'OPEN' GROUP BY group_id, provider_id, game_id, currency, status
-         ON CONFLICT (day, group_id, provider_id, game_id, currency, status)
-           DO UPDATE SET n = x.n + excluded.n, bet_amount = x.bet_amount + excluded.bet_amount, payout_amount = x.payout_amount + excluded.payout_amount
-       ),
-       ${bitmaps}
-       spanned AS (SELECT 1)
-       INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
-       SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
-       UNION ALL
-       SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'`,
-      [from, until, from, until, day, day, day, ...(bitmapped ? [day, day, day] : []), day, day],
-    );
+    await sql(`WITH ${countingCtes({ merge: true, bitmaps: bitmapped })} SELECT 1`, [day, from, until]);
     await sql('COMMIT');
   } catch (err) {
     await sql('ROLLBACK').catch(() => undefined);
@@ -243,6 +204,52 @@ async function countSpan(sql: Sql, day: string, from: string, until: string): Pr
   }
 }
 
+
+const BETS = `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`;
+
+/**
+ * What a count writes, as a WITH list over `bounds` (its three bindings: the day, then the
+ * created_at range [lo, hi) of the rows counted into it), from ONE snapshot: the final rows' sums
+ * by rollup key, the players with a successful bet (and their bitmaps), and the unfinished rows by
+ * key. A row is either counted with its final status or listed as unfinished, never both nor
+ * neither. merge: the day already holds counted rows (a span, countSpan): sums are added to its
+ * keys, players and bitmap blocks joined; otherwise the caller has emptied the day first.
+ */
+function countingCtes({ merge, bitmaps }: { merge: boolean; bitmaps: boolean }): string {
+  const adding = (key: string, sums: string) => (merge ? `\n         ON CONFLICT (day, ${key}) DO UPDATE SET ${sums}` : '');
+  return `bounds AS (SELECT ?::date AS day, ?::timestamptz AS lo, ?::timestamptz AS hi),
+       tx AS MATERIALIZED (
+         SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
+           FROM transactions t, bounds WHERE t.created_at >= bounds.lo AND t.created_at < bounds.hi
+       ),
+       rd AS MATERIALIZED (
+         SELECT r.id, r.created_at, r.group_id, r.provider_id, r.game_id, r.currency, r.status, r.bet_amount, r.payout_amount
+           FROM rounds r, bounds WHERE r.created_at >= bounds.lo AND r.created_at < bounds.hi
+       ),
+       tx_sums AS (
+         INSERT INTO ledger_rollup_transactions AS x (day, group_id, provider_id, game_id, currency, category, status, n, amount)
+         SELECT (SELECT day FROM bounds), group_id, provider_id, game_id, currency, category, status, count(*), sum(amount)
+           FROM tx WHERE status <> 'PENDING' GROUP BY group_id, provider_id, game_id, currency, category, status${adding(
+             'group_id, provider_id, game_id, currency, category, status', 'n = x.n + excluded.n, amount = x.amount + excluded.amount')}
+       ),
+       players AS (
+         INSERT INTO ledger_rollup_players (day, group_id, provider_id, game_id, currency, player_id)
+         SELECT DISTINCT (SELECT day FROM bounds), group_id, provider_id, game_id, currency, player_id FROM ${BETS} b${merge ? '\n         ON CONFLICT DO NOTHING' : ''}
+       ),
+       rd_sums AS (
+         INSERT INTO ledger_rollup_rounds AS x (day, group_id, provider_id, game_id, currency, status, n, bet_amount, payout_amount)
+         SELECT (SELECT day FROM bounds), group_id, provider_id, game_id, currency, status, count(*), sum(bet_amount), coalesce(sum(payout_amount), 0)
+           FROM rd WHERE status <> 'OPEN' GROUP BY group_id, provider_id, game_id, currency, status${adding(
+             'group_id, provider_id, game_id, currency, status',
+             'n = x.n + excluded.n, bet_amount = x.bet_amount + excluded.bet_amount, payout_amount = x.payout_amount + excluded.payout_amount')}
+       ),
+       unfinished AS (
+         INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
+         SELECT 'transactions', (SELECT day FROM bounds), id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
+         UNION ALL
+         SELECT 'rounds', (SELECT day FROM bounds), id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
+       )${bitmaps ? `,\n       ${playerBitmapCtes('(SELECT day FROM bounds)', BETS, merge)}` : ''}`;
+}
 
 /**
  * Replaces a day's rollup in one transaction: the whole day, or [day, until) of a day not closed
@@ -277,40 +284,10 @@ export async function countDay(sql: Sql, day: string, until?: string): Promise<b
       await sql(`DELETE FROM ${table} WHERE day = ?::date`, [day]);
     }
     await sql(
-      `WITH bounds AS (SELECT (?::date::timestamp AT TIME ZONE 'UTC') AS lo, coalesce(?::timestamptz, (?::date + 1)::timestamp AT TIME ZONE 'UTC') AS hi),
-       tx AS MATERIALIZED (
-         SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
-           FROM transactions t, bounds WHERE t.created_at >= bounds.lo AND t.created_at < bounds.hi
-       ),
-       rd AS MATERIALIZED (
-         SELECT r.id, r.created_at, r.group_id, r.provider_id, r.game_id, r.currency, r.status, r.bet_amount, r.payout_amount
-           FROM rounds r, bounds WHERE r.created_at >= bounds.lo AND r.created_at < bounds.hi
-       ),
-       tx_sums AS (
-         INSERT INTO ledger_rollup_transactions (day, group_id, provider_id, game_id, currency, category, status, n, amount)
-         SELECT ?::date, group_id, provider_id, game_id, currency, category, status, count(*), sum(amount)
-           FROM tx WHERE status <> 'PENDING' GROUP BY group_id, provider_id, game_id, currency, category, status
-       ),
-       players AS (
-         INSERT INTO ledger_rollup_players (day, group_id, provider_id, game_id, currency, player_id)
-         SELECT DISTINCT ?::date, group_id, provider_id, game_id, currency, player_id
-           FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT'
-       ),
-       rd_sums AS (
-         INSERT INTO ledger_rollup_rounds (day, group_id, provider_id, game_id, currency, status, n, bet_amount, payout_amount)
-         SELECT ?::date, group_id, provider_id, game_id, currency, status, count(*), sum(bet_amount), coalesce(sum(payout_amount), 0)
-           FROM rd WHERE status <> 'OPEN' GROUP BY group_id, provider_id, game_id, currency, status
-       ),
-       unfinished AS (
-         INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
-         SELECT 'transactions', ?::date, id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
-         UNION ALL
-         SELECT 'rounds', ?::date, id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
-       ),
-       ${playerBitmapCtes('?::date', `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`)}
-       INSERT INTO ledger_rollup_days (day, counted_until) VALUES (?::date, ?::timestamptz)
+      `WITH ${countingCtes({ merge: false, bitmaps: true })}
+       INSERT INTO ledger_rollup_days (day, counted_until) SELECT bounds.day, ?::timestamptz FROM bounds
          ON CONFLICT (day) DO UPDATE SET rolled_at = now(), counted_until = excluded.counted_until`,
-      [day, until ?? null, day, day, day, day, day, day, ...[day, day, day], day, until ?? null],
+      [day, `${day}T00:00:00.000Z`, until ?? new Date(dayStart(day) + DAY_MS).toISOString(), until ?? null],
     );
     if (mark) {
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
