@@ -148,10 +148,19 @@ const COUNT_ONLY: Record<LedgerTable, string> = {
   rounds: 'count(*) AS n, NULL::numeric AS bet_amount, NULL::numeric AS payout_amount',
 };
 
-/** Whether the spec's filter names the status (which the unfinished list cannot answer: it changes as a row finishes). */
-function narrowsStatus(read: Knex, spec: SourceSpec): boolean {
+/** The columns the spec's filter names, probed on an alias of the ledger's column names. */
+function narrowedColumns(read: Knex, spec: Pick<SourceSpec, 'narrow'>): Set<string> {
   const { sql } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
-  return /"probe"\."(?!group_id"|provider_id"|game_id"|currency"|category")/.test(sql);
+  return new Set(Array.from(sql.matchAll(/"probe"\."([a-z_]+)"/g), (m) => m[1]));
+}
+
+/**
+ * Whether the spec's filter names a column the unfinished list does not keep, i.e. the status
+ * (which the list cannot answer: it changes as a row finishes).
+ */
+function narrowsStatus(read: Knex, spec: SourceSpec): boolean {
+  const kept = new Set<string>(UNFINISHED_KEPT.transactions);
+  return [...narrowedColumns(read, spec)].some((c) => !kept.has(c));
 }
 
 /** Each live created_at range of the spec, joined to a query over the rows in it (alias `x`). */
@@ -190,11 +199,6 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
 /** Bits per block of a casino's player dictionary in the player bitmaps (migration 020). */
 export const PLAYER_BLOCK_BITS = 4096;
 
-/** Whether the spec's filter names `column` (probed on an alias of the same column names). */
-function narrowsColumn(read: Knex, spec: Pick<SourceSpec, 'narrow'>, column: string): boolean {
-  return spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL().sql.includes(`"probe"."${column}"`);
-}
-
 /**
  * The distinct players with a successful bet, per group of dims (no status nor category among
  * them). A player is a casino's (the same id at two casinos is two players): each casino numbers
@@ -219,7 +223,7 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   const usable = usableDays(read, s);
   const withBits = read.raw('SELECT u.day FROM (?) u WHERE EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = u.day)', [usable]);
   const withoutBits = read.raw('SELECT u.day FROM (?) u WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = u.day)', [usable]);
-  const byGame = spec.dims.includes('game_id') || narrowsColumn(read, spec, 'game_id');
+  const byGame = spec.dims.includes('game_id') || narrowedColumns(read, spec).has('game_id');
   // Each part ORs its own bitmaps per group and block first: the caller then sorts a few rows per
   // group and block instead of one per day (an OR of ORs is the OR of all).
   const perBlock = (q: Knex.QueryBuilder) => q.groupByRaw(Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', '));
