@@ -24,6 +24,26 @@ import type { Knex } from 'knex';
  *
  * Rollups stay when a month is archived (reports keep the month; list totals skip it).
  */
+/** ledger_rollup_live_ranges as 009 made it (whole days only); 019's down restores it. */
+export const LIVE_RANGES_OF_WHOLE_DAYS = `CREATE OR REPLACE FUNCTION ledger_rollup_live_ranges(parent text, lo timestamptz, hi timestamptz, require_partition boolean)
+      RETURNS TABLE (range_lo timestamptz, range_hi timestamptz) LANGUAGE sql STABLE AS $$
+      WITH usable AS (SELECT u.day FROM ledger_rollup_days_usable(parent, lo, hi, require_partition) u),
+      islands AS (
+        SELECT min(day) AS first, max(day) + 1 AS after
+          FROM (SELECT day, day - (row_number() OVER (ORDER BY day))::int AS island FROM usable) x
+         GROUP BY island
+      ),
+      edges AS (
+        SELECT (first::timestamp AT TIME ZONE 'UTC') AS a, (after::timestamp AT TIME ZONE 'UTC') AS b FROM islands
+      ),
+      gaps AS (
+        SELECT lag(b, 1, coalesce(lo, '-infinity'::timestamptz)) OVER (ORDER BY a) AS g_lo, a AS g_hi FROM edges
+        UNION ALL
+        SELECT coalesce((SELECT max(b) FROM edges), coalesce(lo, '-infinity'::timestamptz)), coalesce(hi, 'infinity'::timestamptz)
+      )
+      SELECT g_lo, g_hi FROM gaps WHERE g_lo < g_hi
+    $$;`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE TABLE ledger_rollup_days (
@@ -93,24 +113,7 @@ export async function up(knex: Knex): Promise<void> {
                                                 WHERE p.parent_table = parent AND p.month = date_trunc('month', d.day)::date))
     $$;
 
-    CREATE OR REPLACE FUNCTION ledger_rollup_live_ranges(parent text, lo timestamptz, hi timestamptz, require_partition boolean)
-      RETURNS TABLE (range_lo timestamptz, range_hi timestamptz) LANGUAGE sql STABLE AS $$
-      WITH usable AS (SELECT u.day FROM ledger_rollup_days_usable(parent, lo, hi, require_partition) u),
-      islands AS (
-        SELECT min(day) AS first, max(day) + 1 AS after
-          FROM (SELECT day, day - (row_number() OVER (ORDER BY day))::int AS island FROM usable) x
-         GROUP BY island
-      ),
-      edges AS (
-        SELECT (first::timestamp AT TIME ZONE 'UTC') AS a, (after::timestamp AT TIME ZONE 'UTC') AS b FROM islands
-      ),
-      gaps AS (
-        SELECT lag(b, 1, coalesce(lo, '-infinity'::timestamptz)) OVER (ORDER BY a) AS g_lo, a AS g_hi FROM edges
-        UNION ALL
-        SELECT coalesce((SELECT max(b) FROM edges), coalesce(lo, '-infinity'::timestamptz)), coalesce(hi, 'infinity'::timestamptz)
-      )
-      SELECT g_lo, g_hi FROM gaps WHERE g_lo < g_hi
-    $$;
+    ${LIVE_RANGES_OF_WHOLE_DAYS}
   `);
 }
 

@@ -15,13 +15,8 @@ import type { Knex } from 'knex';
  *   only the rows left), so a stale mark on such a day is not read either: the reports, which read
  *   an archived month from its rollups, keep the counts the day had before its rows left.
  */
-export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`
-    ALTER TABLE ledger_archives ADD COLUMN IF NOT EXISTS progress jsonb;
-    ALTER TABLE ledger_archives DROP CONSTRAINT IF EXISTS ledger_archives_state_check;
-    ALTER TABLE ledger_archives ADD CONSTRAINT ledger_archives_state_check CHECK (state IN ('exporting', 'exported', 'removing', 'archived'));
-
-    CREATE OR REPLACE FUNCTION ledger_rollup_days_usable(parent text, lo timestamptz, hi timestamptz, require_partition boolean)
+/** ledger_rollup_days_usable as 014 made it (whole days only); 019's down restores it. */
+export const DAYS_USABLE_OF_014 = `CREATE OR REPLACE FUNCTION ledger_rollup_days_usable(parent text, lo timestamptz, hi timestamptz, require_partition boolean)
       RETURNS TABLE (day date) LANGUAGE sql STABLE AS $$
       SELECT d.day FROM ledger_rollup_days d
        WHERE d.day >= coalesce(CASE WHEN (lo AT TIME ZONE 'UTC')::time = '00:00' THEN (lo AT TIME ZONE 'UTC')::date
@@ -36,7 +31,15 @@ export async function up(knex: Knex): Promise<void> {
                    OR ledger_partition_covers(parent, d.day::timestamp AT TIME ZONE 'UTC', (d.day + 1)::timestamp AT TIME ZONE 'UTC'))
                   AND NOT EXISTS (SELECT 1 FROM ledger_archives a
                                    WHERE a.month = date_trunc('month', d.day)::date AND a.state IN ('removing', 'archived'))))
-    $$;
+    $$;`;
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`
+    ALTER TABLE ledger_archives ADD COLUMN IF NOT EXISTS progress jsonb;
+    ALTER TABLE ledger_archives DROP CONSTRAINT IF EXISTS ledger_archives_state_check;
+    ALTER TABLE ledger_archives ADD CONSTRAINT ledger_archives_state_check CHECK (state IN ('exporting', 'exported', 'removing', 'archived'));
+
+    ${DAYS_USABLE_OF_014}
   `);
 }
 

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { LIVE_RANGES_OF_WHOLE_DAYS } from './009_ledger_rollups';
+import { DAYS_USABLE_OF_014 } from './014_ledger_legacy_retention';
 
 /**
  * The rollup job also counts the day that has not closed yet, up to a watermark W (docs/ledger.md,
@@ -62,41 +64,9 @@ export async function down(knex: Knex): Promise<void> {
     DELETE FROM ledger_rollup_players r USING ledger_rollup_days d WHERE d.day = r.day AND d.counted_until IS NOT NULL;
     DELETE FROM ledger_rollup_days WHERE counted_until IS NOT NULL;
 
-    CREATE OR REPLACE FUNCTION ledger_rollup_days_usable(parent text, lo timestamptz, hi timestamptz, require_partition boolean)
-      RETURNS TABLE (day date) LANGUAGE sql STABLE AS $$
-      SELECT d.day FROM ledger_rollup_days d
-       WHERE d.day >= coalesce(CASE WHEN (lo AT TIME ZONE 'UTC')::time = '00:00' THEN (lo AT TIME ZONE 'UTC')::date
-                                    ELSE (lo AT TIME ZONE 'UTC')::date + 1 END, '-infinity'::date)
-         AND d.day < coalesce((hi AT TIME ZONE 'UTC')::date, 'infinity'::date)
-         AND (parent <> 'transactions' OR NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day)
-              OR EXISTS (SELECT 1 FROM ledger_archives a
-                          WHERE a.month = date_trunc('month', d.day)::date AND a.state IN ('removing', 'archived')))
-         AND (NOT require_partition
-              OR ((EXISTS (SELECT 1 FROM ledger_partitions p
-                            WHERE p.parent_table = parent AND p.month = date_trunc('month', d.day)::date)
-                   OR ledger_partition_covers(parent, d.day::timestamp AT TIME ZONE 'UTC', (d.day + 1)::timestamp AT TIME ZONE 'UTC'))
-                  AND NOT EXISTS (SELECT 1 FROM ledger_archives a
-                                   WHERE a.month = date_trunc('month', d.day)::date AND a.state IN ('removing', 'archived'))))
-    $$;
+    ${DAYS_USABLE_OF_014}
 
-    CREATE OR REPLACE FUNCTION ledger_rollup_live_ranges(parent text, lo timestamptz, hi timestamptz, require_partition boolean)
-      RETURNS TABLE (range_lo timestamptz, range_hi timestamptz) LANGUAGE sql STABLE AS $$
-      WITH usable AS (SELECT u.day FROM ledger_rollup_days_usable(parent, lo, hi, require_partition) u),
-      islands AS (
-        SELECT min(day) AS first, max(day) + 1 AS after
-          FROM (SELECT day, day - (row_number() OVER (ORDER BY day))::int AS island FROM usable) x
-         GROUP BY island
-      ),
-      edges AS (
-        SELECT (first::timestamp AT TIME ZONE 'UTC') AS a, (after::timestamp AT TIME ZONE 'UTC') AS b FROM islands
-      ),
-      gaps AS (
-        SELECT lag(b, 1, coalesce(lo, '-infinity'::timestamptz)) OVER (ORDER BY a) AS g_lo, a AS g_hi FROM edges
-        UNION ALL
-        SELECT coalesce((SELECT max(b) FROM edges), coalesce(lo, '-infinity'::timestamptz)), coalesce(hi, 'infinity'::timestamptz)
-      )
-      SELECT g_lo, g_hi FROM gaps WHERE g_lo < g_hi
-    $$;
+    ${LIVE_RANGES_OF_WHOLE_DAYS}
 
     ALTER TABLE ledger_rollup_days DROP COLUMN IF EXISTS counted_until;
   `);
