@@ -23,6 +23,7 @@ export {
   MONEY_INDEXES as LEDGER_MONEY_INDEXES,
   liveMigrationStep,
 } from './migrations/007_ledger_partitions';
+export { LATE_COMPLETION } from './migrations/021_late_completion_indexes';
 export * from './sessions';
 export * from './registry';
 export * from './casino';

@@ -19,6 +19,7 @@ import * as failedOpenIndexes from './017_failed_open_indexes';
 import * as ledgerRemovedRollups from './018_ledger_removed_rollups';
 import * as rollupPartialDay from './019_rollup_partial_day';
 import * as playerBitmaps from './020_player_bitmaps';
+import * as lateCompletionIndexes from './021_late_completion_indexes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '018_ledger_removed_rollups': ledgerRemovedRollups,
   '019_rollup_partial_day': rollupPartialDay,
   '020_player_bitmaps': playerBitmaps,
+  '021_late_completion_indexes': lateCompletionIndexes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

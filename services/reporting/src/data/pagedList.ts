@@ -1,4 +1,5 @@
 import { AppError, ledgerCount, ROLLUP_COLUMNS, UNFINISHED_STATUS, type Knex, type LedgerTable } from '@relay/shared';
+import { completionOrderedIds, servedByCompletionOrder } from './completionOrder';
 
 /**
  * The one paged-list query behind both reporting lists. Every query is scoped by group_id first
@@ -62,16 +63,16 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
   };
 
   const keyset = criteria.after !== undefined;
+  // One row beyond a keyset page tells whether there is a next page, without a second query.
+  const window = keyset ? { take: criteria.limit + 1, skip: 0 } : { take: criteria.limit, skip: (criteria.page - 1) * criteria.limit };
+  const after = (query: Knex.QueryBuilder, sort: SortColumn) => {
+    if (criteria.after) afterPosition(query, table, sort, criteria.sortOrder, criteria.after);
+  };
   // Late row lookup: the page's ids come from the index alone where it covers filter and sort
   // (deep pages skip index entries, not table rows), then only the page's rows are read.
-  const pageIds = scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria, sortsTheRange(criteria)));
-  if (keyset) {
-    if (criteria.after) afterPosition(pageIds, table, criteria.sort, criteria.sortOrder, criteria.after);
-    // One row beyond the page tells whether there is a next page, without a second query.
-    pageIds.limit(criteria.limit + 1);
-  } else {
-    pageIds.limit(criteria.limit).offset((criteria.page - 1) * criteria.limit);
-  }
+  const pageIds = servedByCompletionOrder(table, criteria)
+    ? completionOrderedIds(read, table, scoped, criteria, window, after)
+    : scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria, sortsTheRange(criteria))).modify((q) => after(q, criteria.sort)).limit(window.take).offset(window.skip);
   const rowsQuery = read(table)
     .select(columns.map((c) => `${table}.${c}`))
     .join(pageIds.as('page'), 'page.id', `${table}.id`)
@@ -164,8 +165,9 @@ function orderBy(table: string, criteria: ListCriteria, sortRange = false): stri
  * a from/to range, reading their own index from the newest entry would step over every row of the
  * partition settled after the range before reaching it (at 5M transactions, 127k index entries for
  * a day ten days back: 160 ms, six times that at 30M), while the range's rows come straight from the
- * createdAt index and are few to sort. So with a range those sorts read the range and sort it; the
- * planner, which assumes the columns independent, is not offered their index for the order.
+ * createdAt index. Most such lists are served by completionOrder (the key index bounded to the range,
+ * plus the late and unfinished rows); the others, under a selective filter, read the range and sort
+ * it; the planner, which assumes the columns independent, is not offered their index for the order.
  */
 function sortsTheRange(criteria: ListCriteria): boolean {
   const ranged = criteria.createdFrom !== undefined || criteria.createdTo !== undefined;
