@@ -182,17 +182,30 @@ describe('012_reporting_sort_indexes', () => {
   });
 
   it.each([
-    ['rounds by settledAt', 'group_settled_nl', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new RoundRepository(read).list('grp-0', {}, { ...page, ...range, sort: ROUND_SORT_COLUMNS.settledAt })],
-    ['transactions by completedAt', 'group_completed_nl', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new TransactionRepository(read).list('grp-0', {}, { ...page, ...range, sort: TRANSACTION_SORT_COLUMNS.completedAt })],
-  ])('When a list within one day is sorted %s, then it reads that day and sorts it, not the sort index from the newest entry', async (_, index, run) => {
-    // A day early in the data: the sort index would step over two months of later rows to reach it.
-    const range = { createdFrom: new Date('2026-08-10T00:00:00Z'), createdTo: new Date('2026-08-10T23:59:59.999Z') };
+    ['rounds by settledAt', 'group_settled_nl', 'late_settled', '_open', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new RoundRepository(read).list('grp-dense', {}, { ...page, ...range, sort: ROUND_SORT_COLUMNS.settledAt })],
+    ['transactions by completedAt', 'group_completed_nl', 'late_completed', 'group_status_time', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new TransactionRepository(read).list('grp-dense', {}, { ...page, ...range, sort: TRANSACTION_SORT_COLUMNS.completedAt })],
+  ])('When a busy day is sorted %s, then its page comes from the sort index read from the end of that day (plus the lateness margin), not from the newest entry, nor from the whole day sorted', async (_, index, late, unfinished, run) => {
+    // completionOrder (021): the index bounded to the day, late and unfinished rows merged in. Read
+    // from its newest entry it would step over every later row to reach the day; the day read by
+    // created_at would be 40,000 rows to sort.
+    const range = { createdFrom: new Date('2026-10-20T00:00:00Z'), createdTo: new Date('2026-10-20T23:59:59.999Z') };
     const plan = await pagePlan((read) => run(read, range));
-    expect(plan).not.toMatch(new RegExp(`using \\w*${index}`));
+    expect(plan).toMatch(new RegExp(`Index Scan using \\w*${index}[^\\n]*\\n\\s*Index Cond: \\(\\(group_id = 'grp-dense'::text\\) AND \\(\\w+ >= '2026-10-20 00:00:00\\+00'[^\\n]* AND \\(\\w+ < '2026-10-21 00:05:00\\+00'`));
+    // The late rows and the unfinished rows from their own indexes (sorted: few); nothing reads the day whole.
+    expect(plan).toMatch(new RegExp(`Index Only Scan using \\w*${late}`));
+    expect(plan).toMatch(new RegExp(`Index Only Scan using \\w*${unfinished}`));
+    expect(plan).not.toMatch(/Bitmap Heap Scan|Seq Scan on \w+_p2026_10/);
     const rows = await run(db, range);
     const keys = rows.rows.map((r) => ('settledAt' in r ? r.settledAt : (r as { completedAt?: string }).completedAt) ?? '');
     expect(keys.length).toBe(page.limit);
     expect(keys).toEqual([...keys].sort().reverse());
+  });
+
+  it('When a day sorted by completedAt is filtered on a player (selective, with an index of its own), then it reads that player\'s day and sorts it instead', async () => {
+    const plan = await pagePlan((read) => new TransactionRepository(read).list('grp-0', { playerId: 'p-7' }, {
+      ...page, sort: TRANSACTION_SORT_COLUMNS.completedAt, createdFrom: new Date('2026-08-10T00:00:00Z'), createdTo: new Date('2026-08-10T23:59:59.999Z'),
+    }));
+    expect(plan).not.toMatch(/using \w*(group_completed_nl|late_completed)/);
   });
 
   it.each([
