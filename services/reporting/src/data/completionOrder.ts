@@ -46,7 +46,7 @@ import type { ListCriteria, SortColumn } from './pagedList';
  * make that scan walk the whole range: the caller then reads the range by its own index and sorts it.
  */
 
-const KEY: Record<LedgerTable, string> = { transactions: 'completed_at', rounds: 'settled_at' };
+const KEY: Record<LedgerTable, 'completed_at' | 'settled_at'> = { transactions: 'completed_at', rounds: 'settled_at' };
 
 /** Filters under which most of a range's rows stay (a game provider has a few games, a few currencies). */
 const BROAD_FILTERS = ['category', 'currency', 'game_id', 'provider_id'];
@@ -83,7 +83,7 @@ export function completionOrderedIds(
   const id = `${table}.id`;
   const desc = criteria.sortOrder === 'desc';
   const depth = window.take + window.skip;
-  const late = `(${LATE_COMPLETION.condition(KEY[table] as 'completed_at' | 'settled_at')})`;
+  const late = `(${LATE_COMPLETION.condition(KEY[table])})`;
   const part = () => scoped().select(id, `${key} as sort_key`).limit(depth);
   const parts: Knex.QueryBuilder[] = [];
 
