@@ -52,9 +52,13 @@ export interface Page<Row> {
 export const QUERY_TIMEOUT_MS = 15000;
 
 export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: readonly string[], groupId: string, criteria: ListCriteria): Promise<Page<Row>> {
-  const scoped = () => {
+  const filtered = () => {
     const query = read(table).where(`${table}.group_id`, groupId);
     for (const [column, value] of Object.entries(criteria.equals)) query.where(`${table}.${column}`, value);
+    return query;
+  };
+  const scoped = () => {
+    const query = filtered();
     if (criteria.createdFrom) query.where(`${table}.created_at`, '>=', criteria.createdFrom);
     // Stored times carry microseconds while the API shows milliseconds: "to" includes its whole
     // millisecond. A half-open bound (instead of date_trunc on the column) keeps the index usable.
@@ -71,7 +75,7 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
   // Late row lookup: the page's ids come from the index alone where it covers filter and sort
   // (deep pages skip index entries, not table rows), then only the page's rows are read.
   const pageIds = servedByCompletionOrder(table, criteria)
-    ? completionOrderedIds(read, table, scoped, criteria, window, after)
+    ? completionOrderedIds(read, table, filtered, criteria, window, after)
     : scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria, sortsTheRange(criteria))).modify((q) => after(q, criteria.sort)).limit(window.take).offset(window.skip);
   const rowsQuery = read(table)
     .select(columns.map((c) => `${table}.${c}`))
