@@ -181,24 +181,29 @@ describe('012_reporting_sort_indexes', () => {
     for (const line of sorts) expect(Number(/rows=(\d+)/.exec(line)?.[1] ?? 0)).toBeLessThanOrEqual(page.limit);
   });
 
+  type DayRun = (read: Knex, range: { createdFrom: Date; createdTo: Date }, sortOrder: 'asc' | 'desc') => Promise<{ rows: object[] }>;
+  const settledDay: DayRun = (read, range, sortOrder) => new RoundRepository(read).list('grp-dense', {}, { ...page, ...range, sortOrder, sort: ROUND_SORT_COLUMNS.settledAt });
+  const completedDay: DayRun = (read, range, sortOrder) => new TransactionRepository(read).list('grp-dense', {}, { ...page, ...range, sortOrder, sort: TRANSACTION_SORT_COLUMNS.completedAt });
   it.each([
-    ['rounds by settledAt', 'group_settled_nl', 'late_settled', '_open', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new RoundRepository(read).list('grp-dense', {}, { ...page, ...range, sort: ROUND_SORT_COLUMNS.settledAt })],
-    ['transactions by completedAt', 'group_completed_nl', 'late_completed', 'group_status_time', (read: Knex, range: { createdFrom: Date; createdTo: Date }) => new TransactionRepository(read).list('grp-dense', {}, { ...page, ...range, sort: TRANSACTION_SORT_COLUMNS.completedAt })],
-  ])('When a busy day is sorted %s, then its page comes from the sort index read from the end of that day (plus the lateness margin), not from the newest entry, nor from the whole day sorted', async (_, index, late, unfinished, run) => {
+    ['rounds by settledAt', 'desc', 'group_settled_nl', 'late_settled', '_open', settledDay],
+    ['rounds by settledAt', 'asc', 'group_settled_nl', 'late_settled', '_open', settledDay],
+    ['transactions by completedAt', 'desc', 'group_completed_nl', 'late_completed', 'group_status_time', completedDay],
+    ['transactions by completedAt', 'asc', 'group_completed_nl', 'late_completed', 'group_status_time', completedDay],
+  ] as const)('When a busy day is sorted %s %s, then its page comes from the sort index read from that day\'s end (plus the lateness margin), not from the newest entry, nor from the whole day sorted', async (_, order, index, late, unfinished, run) => {
     // completionOrder (021): the index bounded to the day, late and unfinished rows merged in. Read
     // from its newest entry it would step over every later row to reach the day; the day read by
     // created_at would be 40,000 rows to sort.
     const range = { createdFrom: new Date('2026-10-20T00:00:00Z'), createdTo: new Date('2026-10-20T23:59:59.999Z') };
-    const plan = await pagePlan((read) => run(read, range));
-    expect(plan).toMatch(new RegExp(`Index Scan using \\w*${index}[^\\n]*\\n\\s*Index Cond: \\(\\(group_id = 'grp-dense'::text\\) AND \\(\\w+ >= '2026-10-20 00:00:00\\+00'[^\\n]* AND \\(\\w+ < '2026-10-21 00:05:00\\+00'`));
+    const plan = await pagePlan((read) => run(read, range, order));
+    expect(plan).toMatch(new RegExp(`Index Scan (Backward )?using \\w*${index}[^\\n]*\\n\\s*Index Cond: \\(\\(group_id = 'grp-dense'::text\\) AND \\(\\w+ >= '2026-10-20 00:00:00\\+00'[^\\n]* AND \\(\\w+ < '2026-10-21 00:05:00\\+00'`));
     // The late rows and the unfinished rows from their own indexes (sorted: few); nothing reads the day whole.
     expect(plan).toMatch(new RegExp(`Index Only Scan using \\w*${late}`));
     expect(plan).toMatch(new RegExp(`Index Only Scan using \\w*${unfinished}`));
     expect(plan).not.toMatch(/Bitmap Heap Scan|Seq Scan on \w+_p2026_10/);
-    const rows = await run(db, range);
-    const keys = rows.rows.map((r) => ('settledAt' in r ? r.settledAt : (r as { completedAt?: string }).completedAt) ?? '');
+    const rows = await run(db, range, order);
+    const keys = rows.rows.map((r) => ('settledAt' in r ? r.settledAt : (r as { completedAt?: string }).completedAt) as string);
     expect(keys.length).toBe(page.limit);
-    expect(keys).toEqual([...keys].sort().reverse());
+    expect(keys).toEqual(order === 'desc' ? [...keys].sort().reverse() : [...keys].sort());
   });
 
   it('When a day sorted by completedAt is filtered on a player (selective, with an index of its own), then it reads that player\'s day and sorts it instead', async () => {
