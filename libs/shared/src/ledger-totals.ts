@@ -93,6 +93,19 @@ function usableDays(read: Knex, spec: SourceSpec): Knex.Raw {
   ]);
 }
 
+/**
+ * `alias.day IN (days)`, with the period's days also as a range, which the planner reads from an
+ * index leading with the day (it cannot tell what the IN list spans): without it a month's report
+ * read the whole unfinished list and every rollup row to keep the month's (at 30M, 225,000 and
+ * 131,000 rows for 49,000 and 43,000).
+ */
+function inDays(read: Knex, spec: Pick<SourceSpec, 'from' | 'until'>, alias: string, days: Knex.Raw): Knex.Raw {
+  return read.raw(
+    `${alias}.day IN (?) AND ${alias}.day >= coalesce((?::timestamptz AT TIME ZONE 'UTC')::date, '-infinity') AND ${alias}.day <= coalesce((?::timestamptz AT TIME ZONE 'UTC')::date, 'infinity')`,
+    [days, bound(spec.from), bound(spec.until)],
+  );
+}
+
 /** The columns the unfinished list keeps with each key (013): every filter column but the status. */
 const UNFINISHED_KEPT: Record<LedgerTable, readonly string[]> = {
   transactions: ['group_id', 'provider_id', 'game_id', 'currency', 'category'],
@@ -106,6 +119,33 @@ const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
 };
 
 /**
+ * The keys (group_id, created_at, id) of the table's rows that are unfinished NOW (PENDING, OPEN)
+ * and created in the spec's range, for the studios the unfinished list holds: the only rows of the
+ * list that can still be unfinished. Read per studio (a skip scan of the list's (parent, group_id,
+ * day) index finds them in a few probes) from the status index, index-only: 015's (group_id,
+ * status, created_at DESC, id) for transactions, 017's open rounds for rounds. `OFFSET 0` keeps each
+ * studio's read a separate scan with its studio as index condition: flattened into a join, the
+ * planner read the pending rows through 007's (claimed_at) WHERE status <> 'SUCCESS', one table row
+ * each (at 30M, 0.9 s for a month against 15 ms).
+ */
+function unfinishedNowKeys(read: Knex, spec: SourceSpec): Knex.Raw {
+  const { table } = spec;
+  return read.raw(
+    `SELECT n.group_id, n.created_at, n.id FROM (
+       WITH RECURSIVE s AS (
+         SELECT min(group_id) AS g FROM ledger_rollup_unfinished WHERE parent = ?
+         UNION ALL
+         SELECT (SELECT min(group_id) FROM ledger_rollup_unfinished WHERE parent = ? AND group_id > s.g) FROM s WHERE s.g IS NOT NULL)
+       SELECT g FROM s WHERE g IS NOT NULL) studio
+     CROSS JOIN LATERAL (SELECT p.group_id, p.created_at, p.id FROM ${table} p
+        WHERE p.group_id = studio.g AND p.status = ?
+          AND p.created_at >= coalesce(?::timestamptz, '-infinity') AND p.created_at < coalesce(?::timestamptz, 'infinity')
+        OFFSET 0) n`,
+    [table, table, UNFINISHED_STATUS[table], bound(spec.from), bound(spec.until)],
+  );
+}
+
+/**
  * The rows of the usable days that were unfinished when counted, as a table aliased `t` with the
  * ledger's column names: the filter columns come from the unfinished list, the rest from the live
  * row. A simple subquery, so PostgreSQL pulls it up and the caller's filter on studio, casino,
@@ -115,31 +155,47 @@ const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
  * status filter's live side from the (group_id, status, created_at) index instead of every
  * unsettled row of every studio. A FAILED filter without a studio reads the failed rows of 017's
  * partial index (index-only: key, studio and amount) and hash-joins them with the list.
+ *
+ * finishedOnly: the caller keeps only rows of a finished status (SUCCESS, FAILED). The listed rows
+ * still unfinished now, which on a ledger with stuck rows are nearly all of them (the job recounts a
+ * day as soon as one of its listed rows finishes), are then left out by a hash anti-join with
+ * unfinishedNowKeys before any live row is read: a month's report looked up 25,000 pending rows one
+ * by one to find none of them successful (160 ms at 30M).
  */
-function unfinishedRows(read: Knex, spec: SourceSpec): Knex.Raw {
+function unfinishedRows(read: Knex, spec: SourceSpec, finishedOnly = false): Knex.Raw {
   const { table } = spec;
   const kept = UNFINISHED_KEPT[table].map((c) => `u.${c}`);
   const live = LIVE_COLUMNS[table].map((c) => `l.${c}`);
-  return read.raw(`(SELECT ${[...kept, ...live].join(', ')} FROM ledger_rollup_unfinished u
-      JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at AND l.group_id = u.group_id
-     WHERE u.parent = ? AND u.day IN (?)) AS t`, [table, usableDays(read, spec)]);
+  const join = `JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at AND l.group_id = u.group_id`;
+  if (!finishedOnly) {
+    return read.raw(`(SELECT ${[...kept, ...live].join(', ')} FROM ledger_rollup_unfinished u ${join}
+       WHERE u.parent = ? AND ?) AS t`, [table, inDays(read, spec, 'u', usableDays(read, spec))]);
+  }
+  // OFFSET 0: the anti-join runs before the lookups (left to itself the planner, which expects
+  // next to no listed row, looked every one up first). The caller's filter then narrows the rows
+  // the anti-join keeps, not the list's index scan: the list of the period is read whole, once.
+  return read.raw(`(SELECT ${[...kept, ...live].join(', ')} FROM (
+       SELECT u.* FROM ledger_rollup_unfinished u
+        WHERE u.parent = ? AND ?
+          AND NOT EXISTS (SELECT 1 FROM (?) n WHERE n.group_id = u.group_id AND n.created_at = u.created_at AND n.id = u.id)
+       OFFSET 0) u ${join}) AS t`, [table, inDays(read, spec, 'u', usableDays(read, spec)), unfinishedNowKeys(read, spec)]);
 }
 
 /**
  * The listed rounds of the usable days with their status now, for a caller that reads the number of
  * rows alone: a round is OPEN or SETTLED and never reopens, so a listed round is OPEN now exactly
- * when the partial index of open rounds (017) holds it, and SETTLED otherwise. One probe of that
- * small index per listed round (or one scan of it) instead of a lookup of every listed round's row
- * (at 30M a report's unfinished rounds read all the period's rounds through a hash join). A listed
- * round whose row has left with its legacy month while the month is being removed counts as
- * settled here (it left final or open; its month's rollups are replaced when it is archived).
+ * when it is among the open rounds of the range (unfinishedNowKeys, from 017's partial index), and
+ * SETTLED otherwise. One hash join of the list with those keys instead of a lookup of every listed
+ * round (a probe of the open-rounds index each cost a month's report 130 ms at 30M). A listed round
+ * whose row has left with its legacy month while the month is being removed counts as settled here
+ * (it left final or open; its month's rollups are replaced when it is archived).
  */
 function unfinishedRoundsNow(read: Knex, spec: SourceSpec): Knex.Raw {
   const kept = UNFINISHED_KEPT.rounds.map((c) => `u.${c}`);
   return read.raw(`(SELECT ${kept.join(', ')}, u.id, u.created_at, CASE WHEN o.id IS NULL THEN 'SETTLED' ELSE 'OPEN' END AS status
       FROM ledger_rollup_unfinished u
-      LEFT JOIN rounds o ON o.status = 'OPEN' AND o.id = u.id AND o.created_at = u.created_at AND o.group_id = u.group_id
-     WHERE u.parent = 'rounds' AND u.day IN (?)) AS t`, [usableDays(read, spec)]);
+      LEFT JOIN (?) o ON o.group_id = u.group_id AND o.created_at = u.created_at AND o.id = u.id
+     WHERE u.parent = 'rounds' AND ?) AS t`, [unfinishedNowKeys(read, { ...spec, table: 'rounds' }), inDays(read, spec, 'u', usableDays(read, spec))]);
 }
 
 /** The same columns as SUMS' rows, for a part read only for its number of rows. */
@@ -163,6 +219,16 @@ function narrowsStatus(read: Knex, spec: SourceSpec): boolean {
   return [...narrowedColumns(read, spec)].some((c) => !kept.has(c));
 }
 
+/** The status most finished rows end in: a filter on it keeps nearly every row of the rollups. */
+const USUAL_STATUS: Record<LedgerTable, string> = { transactions: 'SUCCESS', rounds: 'SETTLED' };
+
+/** The status value the spec's filter asks for (`alias.status = value`), if it asks for one. */
+function namedStatus(read: Knex, spec: SourceSpec): unknown {
+  const { sql, bindings } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
+  const m = /"probe"\."status" = \?/.exec(sql);
+  return m ? bindings[(sql.slice(0, m.index).match(/\?/g) ?? []).length] : undefined;
+}
+
 /** Each live created_at range of the spec, joined to a query over the rows in it (alias `x`). */
 function overLiveRanges(read: Knex, spec: SourceSpec, perRange: Knex.QueryBuilder): Knex.Raw {
   return read.raw(
@@ -179,18 +245,23 @@ function overLiveRanges(read: Knex, spec: SourceSpec, perRange: Knex.QueryBuilde
  */
 export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): Knex.Raw {
   const { table, dims } = spec;
-  const rollup = selectDims(read, spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('r.day IN (?)', [usableDays(read, spec)]), dims,
+  const rollup = selectDims(read, spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', usableDays(read, spec))]), dims,
     (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
-  const unfinished = countOnly && !dims.includes('status') && !narrowsStatus(read, spec)
+  const statusNamed = narrowsStatus(read, spec);
+  // Only rows of the usual finished status are asked for: the listed rows still unfinished are left
+  // out before any is looked up (unfinishedRows). A FAILED filter keeps its hash join with 017's
+  // failed index, which already reads no pending row.
+  const finishedOnly = statusNamed && namedStatus(read, spec) === USUAL_STATUS[table];
+  const unfinished = countOnly && !dims.includes('status') && !statusNamed
     // Only the number of rows, and no status asked: the list alone answers, no live row is read
     // (the row exists: its month has a partition, and only a takeover, which marks the day stale,
     // rewrites the columns the list keeps).
-    ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished as t').where('t.parent', table).whereRaw('t.day IN (?)', [usableDays(read, spec)]), 't'), dims,
+    ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished as t').where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
       (d) => dimOfRow(d, 't'), COUNT_ONLY[table])
     : countOnly && table === 'rounds'
       // Only the number of rows, by or of a status: the open-rounds index tells it, no row is read.
       ? selectDims(read, spec.narrow(read(unfinishedRoundsNow(read, spec)), 't'), dims, (d) => dimOfRow(d, 't'), COUNT_ONLY.rounds)
-      : selectDims(read, spec.narrow(read(unfinishedRows(read, spec)), 't'), dims, (d) => dimOfRow(d, 't'), countOnly ? COUNT_ONLY[table] : SUMS[table].rows('t'));
+      : selectDims(read, spec.narrow(read(unfinishedRows(read, spec, finishedOnly)), 't'), dims, (d) => dimOfRow(d, 't'), countOnly ? COUNT_ONLY[table] : SUMS[table].rows('t'));
   const live = selectDims(read, spec.narrow(read(`${table} as t`), 't').whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi'), dims,
     (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, spec, live)]);
@@ -228,15 +299,12 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   // group and block instead of one per day (an OR of ORs is the OR of all).
   const perBlock = (q: Knex.QueryBuilder) => q.groupByRaw(Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', '));
   const bitmaps = perBlock(spec.narrow(read(`${byGame ? 'ledger_rollup_player_bits' : 'ledger_rollup_player_bits_all_games'} as r`), 'r')
-    .whereRaw('r.day IN (?)', [withBits])
-    // The period's days as a range too, which the planner can read from the index (it cannot tell what the IN list spans).
-    .whereRaw(`r.day >= coalesce((?::timestamptz AT TIME ZONE 'UTC')::date, '-infinity') AND r.day <= coalesce((?::timestamptz AT TIME ZONE 'UTC')::date, 'infinity')`,
-      [bound(spec.from), bound(spec.until)])
+    .whereRaw('?', [inDays(read, spec, 'r', withBits)])
     .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id', 'bit_or(r.bits) AS player_bits'].join(', '))));
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
-  const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('r.day IN (?)', [withoutBits]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
-  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s)), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
+  const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('?', [inDays(read, spec, 'r', withoutBits)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
+  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s, true)), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
   const live = bets(spec.narrow(read('transactions as t'), 't'))
     .whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi')
     .distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
