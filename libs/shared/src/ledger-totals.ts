@@ -294,11 +294,15 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   const usable = usableDays(read, s);
   const withBits = read.raw('SELECT u.day FROM (?) u WHERE EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = u.day)', [usable]);
   const withoutBits = read.raw('SELECT u.day FROM (?) u WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = u.day)', [usable]);
-  const byGame = spec.dims.includes('game_id') || narrowedColumns(read, spec).has('game_id');
+  // The least detailed bitmaps that still hold the groups and the filter: by game (020), without the
+  // game, or without the studio either (022: what a casino's or the platform's finance report reads).
+  const named = new Set([...spec.dims, ...narrowedColumns(read, spec)]);
+  const bitsTable = named.has('game_id') ? 'ledger_rollup_player_bits'
+    : named.has('group_id') ? 'ledger_rollup_player_bits_all_games' : 'ledger_rollup_player_bits_by_casino';
   // Each part ORs its own bitmaps per group and block first: the caller then sorts a few rows per
   // group and block instead of one per day (an OR of ORs is the OR of all).
   const perBlock = (q: Knex.QueryBuilder) => q.groupByRaw(Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', '));
-  const bitmaps = perBlock(spec.narrow(read(`${byGame ? 'ledger_rollup_player_bits' : 'ledger_rollup_player_bits_all_games'} as r`), 'r')
+  const bitmaps = perBlock(spec.narrow(read(`${bitsTable} as r`), 'r')
     .whereRaw('?', [inDays(read, spec, 'r', withBits)])
     .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id', 'bit_or(r.bits) AS player_bits'].join(', '))));
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');

@@ -54,7 +54,7 @@ test('When an archiving replaces a day\'s player list while the bitmap backfill 
   await countDay(sqlOf(c), DAY);
   await c.query(`UPDATE transactions SET status = 'SUCCESS' WHERE player_id = 'p3'`);
   // As 020 finds a day counted before it: no bitmaps yet.
-  for (const t of ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_days']) await c.query(`DELETE FROM ${t}`);
+  for (const t of ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_days']) await c.query(`DELETE FROM ${t}`);
 
   let release = () => undefined as void;
   const released = new Promise<void>((r) => { release = r; });
@@ -86,7 +86,7 @@ test('When a day left counted up to a watermark belongs to a month being removed
     const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
     const [y, m] = last.split('-');
     for (const t of ['transactions', 'rounds', 'ledger_rollup_transactions', 'ledger_rollup_rounds', 'ledger_rollup_players', 'ledger_rollup_unfinished',
-      'ledger_rollup_days', 'rollup_stale_days', 'ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_days', 'ledger_archives']) {
+      'ledger_rollup_days', 'rollup_stale_days', 'ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_days', 'ledger_archives']) {
       await db.raw(`DELETE FROM ${t}`);
     }
     // The 9th counted whole, the 10th only up to 06:00 (a watermark held back), then the month started leaving.

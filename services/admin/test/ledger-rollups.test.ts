@@ -106,8 +106,8 @@ async function compare(table: LedgerTable, f: Awaited<ReturnType<ReturnType<type
   expect({ table, equals, from, until, total: Number(counted.rows[0].total) }).toEqual({ table, equals, from, until, total: expected });
 }
 
-/** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game]. */
-async function bitmapsAgainstPlayerLists(): Promise<[number, number]> {
+/** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game, without the studio]. */
+async function bitmapsAgainstPlayerLists(): Promise<[number, number, number]> {
   const decoded = (table: string, keys: string) => `
     SELECT b.day, ${keys}, i.player_id FROM ${table} b CROSS JOIN generate_series(0, 4095) k
       JOIN ledger_player_ids i ON i.provider_id = b.provider_id AND i.n = b.block * 4096 + k
@@ -116,9 +116,11 @@ async function bitmapsAgainstPlayerLists(): Promise<[number, number]> {
     Number((await db.raw(`SELECT count(*) AS n FROM ((${bits} EXCEPT ${list}) UNION ALL (${list} EXCEPT ${bits})) x`)).rows[0].n);
   const byGame = 'b.group_id, b.provider_id, b.game_id, b.currency';
   const allGames = 'b.group_id, b.provider_id, b.currency';
+  const byCasino = 'b.provider_id, b.currency';
   return [
     await differ(decoded('ledger_rollup_player_bits', byGame), `SELECT b.day, ${byGame}, b.player_id FROM ledger_rollup_players b`),
     await differ(decoded('ledger_rollup_player_bits_all_games', allGames), `SELECT b.day, ${allGames}, b.player_id FROM ledger_rollup_players b`),
+    await differ(decoded('ledger_rollup_player_bits_by_casino', byCasino), `SELECT b.day, ${byCasino}, b.player_id FROM ledger_rollup_players b`),
   ];
 }
 
@@ -181,7 +183,7 @@ describe('exact totals from the daily rollups', () => {
     await expect(db.raw(`INSERT INTO ledger_player_ids (provider_id, player_id, n) VALUES ('c1', 'intruder', 0)`)).rejects.toThrow(/unique/);
 
     // Each bitmap, decoded through the dictionary, is its day's player list; without the game, their union.
-    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0]);
+    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0, 0]);
     expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_players WHERE player_id LIKE 'newcomer-%'`)).rows[0].n)).toBeGreaterThan(0);
     expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_days d WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)`)).rows[0].n)).toBe(0);
   }, 60000);
@@ -243,7 +245,7 @@ describe('exact totals from the daily rollups', () => {
     expect(run?.partial?.counted).toBe('span');
     expect(Date.parse(run?.partial?.countedUntil ?? '')).toBeGreaterThan(before);
     // The span's players joined today's bitmaps (OR-ed into its blocks), as they joined its player list.
-    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0]);
+    expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0, 0]);
     await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(before)]);
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 40 });

@@ -74,10 +74,12 @@ describe('When a page of a report is read with its totals', () => {
     expect({
       transactions: read.get('ledger_rollup_transactions'),
       rounds: read.get('ledger_rollup_rounds'),
-      // Days counted before the bitmaps existed (none here, but the plan covers them) and the bitmaps, without the game.
+      // Days counted before the bitmaps existed (none here, but the plan covers them) and the bitmaps
+      // without the game nor the studio (the report names neither).
       players: read.get('ledger_rollup_players'),
+      bitmapsByCasino: read.get('ledger_rollup_player_bits_by_casino'),
       bitmaps: read.get('ledger_rollup_player_bits_all_games'),
       bitmapsByGame: read.get('ledger_rollup_player_bits'),
-    }).toEqual({ transactions: 1, rounds: 1, players: 1, bitmaps: 1, bitmapsByGame: undefined });
+    }).toEqual({ transactions: 1, rounds: 1, players: 1, bitmapsByCasino: 1, bitmaps: undefined, bitmapsByGame: undefined });
   });
 });

@@ -234,7 +234,7 @@ async function compareSearch(c: typeof searchArb extends fc.Arbitrary<infer T> ?
  */
 async function forgetBitmaps(): Promise<string[]> {
   const days = (await db.raw(`SELECT to_char(day, 'YYYY-MM-DD') AS day FROM ledger_rollup_player_bits_days ORDER BY day`)).rows as { day: string }[];
-  await db.raw('TRUNCATE ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_days, ledger_player_ids');
+  await db.raw('TRUNCATE ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_by_casino, ledger_rollup_player_bits_days, ledger_player_ids');
   return days.map((d) => d.day);
 }
 

@@ -59,7 +59,7 @@ export async function catchUpRollups(url: string): Promise<{ days: number; secon
     // has filled the rollups (the planner otherwise guesses a few rows per table).
     if (days) {
       await db.raw(`ANALYZE ledger_rollup_days, ledger_rollup_transactions, ledger_rollup_rounds, ledger_rollup_players, ledger_rollup_unfinished,
-        ledger_player_ids, ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_days`);
+        ledger_player_ids, ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_by_casino, ledger_rollup_player_bits_days`);
     }
   } finally {
     await db.destroy();

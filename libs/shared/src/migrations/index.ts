@@ -20,6 +20,7 @@ import * as ledgerRemovedRollups from './018_ledger_removed_rollups';
 import * as rollupPartialDay from './019_rollup_partial_day';
 import * as playerBitmaps from './020_player_bitmaps';
 import * as lateCompletionIndexes from './021_late_completion_indexes';
+import * as playerBitsByCasino from './022_player_bits_by_casino';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '019_rollup_partial_day': rollupPartialDay,
   '020_player_bitmaps': playerBitmaps,
   '021_late_completion_indexes': lateCompletionIndexes,
+  '022_player_bits_by_casino': playerBitsByCasino,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -46,13 +46,18 @@ export function playerBitmapCtes(day: string, bets: string, merge = false): stri
          INSERT INTO ledger_rollup_player_bits_all_games AS x (day, group_id, provider_id, currency, block, bits)
          SELECT ${day}, group_id, provider_id, currency, block, bit_or(bits) FROM pb_bits GROUP BY 2, 3, 4, 5${or('day, group_id, provider_id, currency, block')}
        ),
+       pb_by_casino AS (
+         -- Without the studio either (022). Merging, pb_bits returns each block as merged: OR-ing it in again changes nothing.
+         INSERT INTO ledger_rollup_player_bits_by_casino AS x (day, provider_id, currency, block, bits)
+         SELECT ${day}, provider_id, currency, block, bit_or(bits) FROM pb_bits GROUP BY 2, 3, 4${or('day, provider_id, currency, block')}
+       ),
        pb_built AS (
          INSERT INTO ledger_rollup_player_bits_days (day) VALUES (${day}) ON CONFLICT (day) DO UPDATE SET built_at = now()
        )`;
 }
 
 /** The tables a recount replaces (the dictionary stays: a player keeps its number for good). */
-export const PLAYER_BITMAP_TABLES = ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_days'];
+export const PLAYER_BITMAP_TABLES = ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_days'];
 
 type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
 
@@ -82,9 +87,10 @@ export async function backfillPlayerBitmaps(sql: Sql, limit: number): Promise<st
         continue;
       }
       await sql(
-        `WITH ${playerBitmapCtes('?::date', '(SELECT group_id, provider_id, game_id, currency, player_id FROM ledger_rollup_players WHERE day = ?::date)')}
+        `WITH pb_day AS (SELECT ?::date AS day),
+         ${playerBitmapCtes('(SELECT day FROM pb_day)', '(SELECT group_id, provider_id, game_id, currency, player_id FROM ledger_rollup_players WHERE day = ?::date)')}
          SELECT 1`,
-        [day, day, day, day],
+        [day, day],
       );
       await sql('COMMIT');
       built.push(day);
