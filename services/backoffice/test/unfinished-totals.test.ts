@@ -191,5 +191,10 @@ describe('When the unfinished rows of counted days finish after the count (faile
     const open = await plan('rounds', { groupId: 'g2', status: 'OPEN' });
     expect(open).toMatch(/Index Only Scan using rounds_p\w+_open/);
     expect(open).not.toMatch(/Heap Scan|Index Scan using/);
+    // A studio's count of one currency: the listed rows' currency comes from 023's covering index,
+    // not from each listed row.
+    const currency = await plan('rounds', { groupId: 'g2', currency: 'EUR' });
+    expect(currency).toMatch(/Index Only Scan using ledger_rollup_unfinished_group_covering/);
+    expect(currency).not.toMatch(/Heap Scan on ledger_rollup_unfinished/);
   });
 });

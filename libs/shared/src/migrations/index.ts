@@ -21,6 +21,7 @@ import * as rollupPartialDay from './019_rollup_partial_day';
 import * as playerBitmaps from './020_player_bitmaps';
 import * as lateCompletionIndexes from './021_late_completion_indexes';
 import * as playerBitsByCasino from './022_player_bits_by_casino';
+import * as unfinishedListCovering from './023_unfinished_list_covering';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '020_player_bitmaps': playerBitmaps,
   '021_late_completion_indexes': lateCompletionIndexes,
   '022_player_bits_by_casino': playerBitsByCasino,
+  '023_unfinished_list_covering': unfinishedListCovering,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
