@@ -131,8 +131,14 @@ const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
  * planner read the pending rows through 007's (claimed_at) WHERE status <> 'SUCCESS', one table row
  * each (at 30M, 0.9 s for a month against 15 ms).
  */
-function unfinishedNowKeys(read: Knex, spec: SourceSpec): Knex.Raw {
+function unfinishedNowKeys(read: Knex, spec: SourceSpec, studio: string | undefined): Knex.Raw {
   const { table } = spec;
+  const range = `p.created_at >= coalesce(?::timestamptz, '-infinity') AND p.created_at < coalesce(?::timestamptz, 'infinity')`;
+  if (studio !== undefined) {
+    // The caller's one studio: its range of the status index, nothing of the others.
+    return read.raw(`SELECT p.group_id, p.created_at, p.id FROM ${table} p WHERE p.group_id = ? AND p.status = ? AND ${range}`,
+      [studio, UNFINISHED_STATUS[table], bound(spec.from), bound(spec.until)]);
+  }
   return read.raw(
     `SELECT n.group_id, n.created_at, n.id FROM (
        WITH RECURSIVE s AS (
@@ -141,8 +147,7 @@ function unfinishedNowKeys(read: Knex, spec: SourceSpec): Knex.Raw {
          SELECT (SELECT min(group_id) FROM ledger_rollup_unfinished WHERE parent = ? AND group_id > s.g) FROM s WHERE s.g IS NOT NULL)
        SELECT g FROM s WHERE g IS NOT NULL) studio
      CROSS JOIN LATERAL (SELECT p.group_id, p.created_at, p.id FROM ${table} p
-        WHERE p.group_id = studio.g AND p.status = ?
-          AND p.created_at >= coalesce(?::timestamptz, '-infinity') AND p.created_at < coalesce(?::timestamptz, 'infinity')
+        WHERE p.group_id = studio.g AND p.status = ? AND ${range}
         OFFSET 0) n`,
     [table, table, UNFINISHED_STATUS[table], bound(spec.from), bound(spec.until)],
   );
@@ -159,13 +164,14 @@ function unfinishedNowKeys(read: Knex, spec: SourceSpec): Knex.Raw {
  * unsettled row of every studio. A FAILED filter without a studio reads the failed rows of 017's
  * partial index (index-only: key, studio and amount) and hash-joins them with the list.
  *
- * finishedOnly: the caller keeps only rows of a finished status (SUCCESS, FAILED). The listed rows
- * still unfinished now, which on a ledger with stuck rows are nearly all of them (the job recounts a
- * day as soon as one of its listed rows finishes), are then left out by a hash anti-join with
- * unfinishedNowKeys before any live row is read: a month's report looked up 25,000 pending rows one
- * by one to find none of them successful (160 ms at 30M).
+ * finishedOnly (antiJoin): the caller keeps only rows of the usual finished status (SUCCESS). The
+ * listed rows still unfinished now, which on a ledger with stuck rows are nearly all of them (the job
+ * recounts a day as soon as one of its listed rows finishes), are then left out by a hash anti-join
+ * with unfinishedNowKeys (of the caller's studio, or of every studio) before any live row is read: a
+ * month's report looked up 25,000 pending rows one by one to find none of them successful (160 ms at
+ * 30M).
  */
-function unfinishedRows(read: Knex, spec: SourceSpec, finishedOnly = false): Knex.Raw {
+function unfinishedRows(read: Knex, spec: SourceSpec, finishedOnly: AntiJoin | false = false): Knex.Raw {
   const { table } = spec;
   const kept = UNFINISHED_KEPT[table].map((c) => `u.${c}`);
   const live = LIVE_COLUMNS[table].map((c) => `l.${c}`);
@@ -176,12 +182,15 @@ function unfinishedRows(read: Knex, spec: SourceSpec, finishedOnly = false): Kne
   }
   // OFFSET 0: the anti-join runs before the lookups (left to itself the planner, which expects
   // next to no listed row, looked every one up first). The caller's filter then narrows the rows
-  // the anti-join keeps, not the list's index scan: the list of the period is read whole, once.
+  // the anti-join keeps, not the list's index scan, except for the studio, which is applied inside
+  // (anti-joined with that studio's keys alone): the list of the period is read once.
+  const { studio } = finishedOnly;
   return read.raw(`(SELECT ${[...kept, ...live].join(', ')} FROM (
        SELECT u.* FROM ledger_rollup_unfinished u
-        WHERE u.parent = ? AND ?
+        WHERE u.parent = ? AND ?${studio === undefined ? '' : ' AND u.group_id = ?'}
           AND NOT EXISTS (SELECT 1 FROM (?) n WHERE n.group_id = u.group_id AND n.created_at = u.created_at AND n.id = u.id)
-       OFFSET 0) u ${join}) AS t`, [table, inDays(read, spec, 'u', usableDays(read, spec)), unfinishedNowKeys(read, spec)]);
+       OFFSET 0) u ${join}) AS t`,
+    [table, inDays(read, spec, 'u', usableDays(read, spec)), ...(studio === undefined ? [] : [studio]), unfinishedNowKeys(read, spec, studio)]);
 }
 
 /**
@@ -195,10 +204,14 @@ function unfinishedRows(read: Knex, spec: SourceSpec, finishedOnly = false): Kne
  */
 function unfinishedRoundsNow(read: Knex, spec: SourceSpec): Knex.Raw {
   const kept = UNFINISHED_KEPT.rounds.map((c) => `u.${c}`);
+  const anti = antiJoin(read, spec);
+  // A casino's (no studio): its listed rounds, a twentieth of the list, each probing the open
+  // index, cost less than hashing every studio's open rounds of the range.
+  const open = anti ? read.raw('(?)', [unfinishedNowKeys(read, { ...spec, table: 'rounds' }, anti.studio)]) : read.raw(`(SELECT id, created_at, group_id FROM rounds WHERE status = 'OPEN')`);
   return read.raw(`(SELECT ${kept.join(', ')}, u.id, u.created_at, CASE WHEN o.id IS NULL THEN 'SETTLED' ELSE 'OPEN' END AS status
       FROM ledger_rollup_unfinished u
-      LEFT JOIN (?) o ON o.group_id = u.group_id AND o.created_at = u.created_at AND o.id = u.id
-     WHERE u.parent = 'rounds' AND ?) AS t`, [unfinishedNowKeys(read, { ...spec, table: 'rounds' }), inDays(read, spec, 'u', usableDays(read, spec))]);
+      LEFT JOIN ? o ON o.group_id = u.group_id AND o.created_at = u.created_at AND o.id = u.id
+     WHERE u.parent = 'rounds' AND ?) AS t`, [open, inDays(read, spec, 'u', usableDays(read, spec))]);
 }
 
 /** The same columns as SUMS' rows, for a part read only for its number of rows. */
@@ -225,11 +238,28 @@ function narrowsStatus(read: Knex, spec: SourceSpec): boolean {
 /** The status most finished rows end in: a filter on it keeps nearly every row of the rollups. */
 const USUAL_STATUS: Record<LedgerTable, string> = { transactions: 'SUCCESS', rounds: 'SETTLED' };
 
-/** The status value the spec's filter asks for (`alias.status = value`), if it asks for one. */
-function namedStatus(read: Knex, spec: SourceSpec): unknown {
+/** The value the spec's filter asks `column` to equal (`alias.column = value`), if it asks one. */
+function namedValue(read: Knex, spec: Pick<SourceSpec, 'narrow'>, column: string): unknown {
   const { sql, bindings } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
-  const m = /"probe"\."status" = \?/.exec(sql);
+  const m = new RegExp(`"probe"\\."${column}" = \\?`).exec(sql);
   return m ? bindings[(sql.slice(0, m.index).match(/\?/g) ?? []).length] : undefined;
+}
+
+/** How the listed rows still unfinished are left out: within one studio, or across every studio. */
+interface AntiJoin {
+  studio?: string;
+}
+
+/**
+ * Whether to leave the listed rows still unfinished out by an anti-join with the keys of the
+ * range's unfinished rows (unfinishedNowKeys) rather than look each listed row up: for the whole
+ * platform (every studio's keys) or one studio (its keys alone), not for a casino without a studio,
+ * whose listed rows, a small part of each studio's, are cheaper to look up than every studio's keys.
+ */
+function antiJoin(read: Knex, spec: SourceSpec): AntiJoin | false {
+  const studio = namedValue(read, spec, 'group_id');
+  if (typeof studio === 'string') return { studio };
+  return narrowedColumns(read, spec).has('provider_id') ? false : {};
 }
 
 /** Each live created_at range of the spec, joined to a query over the rows in it (alias `x`). */
@@ -254,7 +284,7 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
   // Only rows of the usual finished status are asked for: the listed rows still unfinished are left
   // out before any is looked up (unfinishedRows). A FAILED filter keeps its hash join with 017's
   // failed index, which already reads no pending row.
-  const finishedOnly = statusNamed && namedStatus(read, spec) === USUAL_STATUS[table];
+  const finishedOnly = statusNamed && namedValue(read, spec, 'status') === USUAL_STATUS[table] && antiJoin(read, spec);
   const unfinished = countOnly && !dims.includes('status') && !statusNamed
     // Only the number of rows, and no status asked: the list alone answers, no live row is read
     // (the row exists: its month has a partition, and only a takeover, which marks the day stale,
@@ -311,7 +341,7 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
   const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('?', [inDays(read, spec, 'r', withoutBits)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
-  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s, true)), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
+  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s, antiJoin(read, s))), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
   const live = bets(spec.narrow(read('transactions as t'), 't'))
     .whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi')
     .distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
