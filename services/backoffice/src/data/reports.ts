@@ -1,4 +1,4 @@
-import { ledgerPlayerBits, ledgerSource, PLAYER_BLOCK_BITS, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
+import { ledgerPlayerBits, ledgerSource, listedToLookUp, PLAYER_BLOCK_BITS, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { streamed } from './streamed';
@@ -63,16 +63,19 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
   const narrow = narrowing(scope, f);
   const period = { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false };
   const keys = dims.map((d) => SOURCE_DIM[d]);
+  // The listed transactions to look up, computed once for the sums and the players (withListed).
+  const listed = listedToLookUp(read, { ...period, narrow }) ? LISTED : undefined;
   const tx = ledgerSource(read, {
     ...period,
     table: 'transactions',
     dims: [...keys, 'category'],
     narrow: (q, alias) => narrow(q, alias).where(`${alias}.status`, 'SUCCESS'),
+    listed,
   });
   // Rounds give only their number per status (no sums): the count-only source reads no round row for
   // the unfinished ones (libs/shared ledger-totals, unfinishedRoundsNow).
   const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow }, true);
-  const pl = ledgerPlayerBits(read, { ...period, dims: keys, narrow });
+  const pl = ledgerPlayerBits(read, { ...period, dims: keys, narrow, listed });
   const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
   const noPlayer = `NULL::text, NULL::integer, NULL::bit(${PLAYER_BLOCK_BITS}), NULL::text`;
   return read.raw(
@@ -84,6 +87,20 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
      SELECT ${named}, true, NULL, NULL, NULL, NULL, s.player_casino, s.player_block, s.player_bits, s.player_id FROM (?) s`,
     [tx, rd, pl],
   );
+}
+
+/** The CTE holding a report's listed transactions to look up (libs/shared listedToLookUp). */
+const LISTED = 'report_listed';
+
+/**
+ * A report statement with its listed transactions to look up as a MATERIALIZED CTE at its head, when
+ * reportSource names it: computed once, read by the sums and by the players.
+ */
+function withListed(read: Knex, scope: OperatorScope, f: ReportFilter, statement: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
+  const listed = listedToLookUp(read, { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false, narrow: narrowing(scope, f) });
+  return listed
+    ? read.raw(`WITH ${LISTED} AS MATERIALIZED (?) ${statement}`, [listed, ...bindings])
+    : read.raw(statement, bindings);
 }
 
 /** What identifies a set of players within a group: a block of a casino's dictionary, or one player unknown to it. */
@@ -115,7 +132,7 @@ const answered = (dims: Dimension[]) => dims.map((d) => (d === 'day' ? `to_char(
 export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
   const by = dims.map((d) => `p.${d}`).join(', ');
   const perBlock = [...dims, ...PLAYER_KEY].map((d) => `s.${d}`).join(', ');
-  return read.raw(
+  return withListed(read, scope, f,
     `SELECT ${answered(dims)}, ${FIGURES}
        FROM (SELECT ${dims.map((d) => `s.${d}`).join(', ')}, ${PER_BLOCK} FROM (?) s GROUP BY ${perBlock}) p
       GROUP BY ${by} ORDER BY ${by}`,
@@ -140,7 +157,7 @@ export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilt
   const list = dims.join(', ');
   const sets = ['currency', ...dims.filter((d) => d !== 'currency'), 'grouped'].map((d) => `s.${d}`).join(', ');
   const player = PLAYER_KEY.map((d) => `s.${d}`).join(', ');
-  const found = await bounded<{ rows: Record<string, unknown>[] }>(read.raw(
+  const found = await bounded<{ rows: Record<string, unknown>[] }>(withListed(read, scope, f,
     `SELECT w.* FROM (
        SELECT g.*, count(*) FILTER (WHERE NOT g.is_total) OVER () AS groups,
               row_number() OVER (PARTITION BY g.is_total ORDER BY ${list}) AS place
