@@ -249,6 +249,12 @@ const COUNT_ONLY: Record<LedgerTable, string> = {
   rounds: 'count(*) AS n, NULL::numeric AS bet_amount, NULL::numeric AS payout_amount',
 };
 
+/** COUNT_ONLY over the list's counts (024): their n add up. */
+const COUNT_ONLY_COUNTED: Record<LedgerTable, string> = {
+  transactions: 'sum(t.n) AS n, NULL::numeric AS amount',
+  rounds: 'sum(t.n) AS n, NULL::numeric AS bet_amount, NULL::numeric AS payout_amount',
+};
+
 /** The columns the spec's filter names, probed on an alias of the ledger's column names. */
 function narrowedColumns(read: Knex, spec: Pick<SourceSpec, 'narrow'>): Set<string> {
   const { sql } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
@@ -315,11 +321,11 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
   // failed index, which already reads no pending row.
   const finishedOnly = statusNamed && namedValue(read, spec, 'status') === USUAL_STATUS[table] && antiJoin(read, spec);
   const unfinished = countOnly && !dims.includes('status') && !statusNamed
-    // Only the number of rows, and no status asked: the list alone answers, no live row is read
-    // (the row exists: its month has a partition, and only a takeover, which marks the day stale,
-    // rewrites the columns the list keeps).
-    ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished as t').where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
-      (d) => dimOfRow(d, 't'), COUNT_ONLY[table])
+    // Only the number of rows, and no status asked: the list's counts by day and key (024) answer,
+    // no listed row nor live row is read (the row exists: its month has a partition, and only a
+    // takeover, which marks the day stale, rewrites the columns the list keeps).
+    ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished_counts as t').where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
+      (d) => dimOfRollup(d, 't'), COUNT_ONLY_COUNTED[table])
     : countOnly && table === 'rounds'
       // Only the number of rows, by or of a status: the open-rounds index tells it, no row is read.
       ? selectDims(read, spec.narrow(read(unfinishedRoundsNow(read, spec)), 't'), dims, (d) => dimOfRow(d, 't'), COUNT_ONLY.rounds)

@@ -106,6 +106,19 @@ async function compare(table: LedgerTable, f: Awaited<ReturnType<ReturnType<type
   expect({ table, equals, from, until, total: Number(counted.rows[0].total) }).toEqual({ table, equals, from, until, total: expected });
 }
 
+/** Keys by which the unfinished list's counts (024) differ from counting the list itself. */
+async function countsAgainstList(): Promise<number> {
+  const key = 'parent, day, group_id, provider_id, game_id, currency, category';
+  const counts = `SELECT ${key}, n FROM ledger_rollup_unfinished_counts`;
+  const list = `SELECT ${key}, count(*) AS n FROM ledger_rollup_unfinished GROUP BY ${key}`;
+  const [{ n, listed }] = (await db.raw(
+    `SELECT (SELECT count(*) FROM ((${counts} EXCEPT ${list}) UNION ALL (${list} EXCEPT ${counts})) x)::int AS n,
+            (SELECT count(*) FROM ledger_rollup_unfinished)::int AS listed`,
+  )).rows;
+  expect(listed).toBeGreaterThan(0);
+  return n;
+}
+
 /** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game, without the studio]. */
 async function bitmapsAgainstPlayerLists(): Promise<[number, number, number]> {
   const decoded = (table: string, keys: string) => `
@@ -147,15 +160,43 @@ describe('exact totals from the daily rollups', () => {
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
     }
+    expect(await countsAgainstList()).toBe(0);
     const second = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 60_000 });
     expect(second?.recounted.length).toBeGreaterThan(0);
     expect(second?.partial?.day).toBe(today);
     expect(Number((await db.raw('SELECT count(*) AS n FROM rollup_stale_days')).rows[0].n)).toBe(0);
+    // The recounts deleted and listed rows again: the counts by key (024) followed.
+    expect(await countsAgainstList()).toBe(0);
     await fill(50, await countedUntil(), Date.now()); // written after this count, before the watermark's next advance
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
     }
   }, 120000);
+
+  it('When the unfinished list changes by any statement (rows added, some of a key removed, updated, the table emptied), then its counts by key follow in the same transaction', async () => {
+    const trx = await db.transaction();
+    try {
+      const counted = async () => (await trx.raw(
+        `SELECT currency, n::int AS n FROM ledger_rollup_unfinished_counts WHERE parent = 'rounds' AND day = '2000-01-01' ORDER BY currency`,
+      )).rows as { currency: string; n: number }[];
+      const row = (i: number, currency: string) => ({
+        parent: 'rounds', day: '2000-01-01', id: `00000000-0000-4000-8000-00000000000${i}`, created_at: '2000-01-01T12:00:00Z',
+        group_id: 'gx', provider_id: 'cx', game_id: 1, currency, category: null,
+      });
+      await trx('ledger_rollup_unfinished').insert([row(1, 'EUR'), row(2, 'EUR'), row(3, 'EUR'), row(4, 'USD')]);
+      expect(await counted()).toEqual([{ currency: 'EUR', n: 3 }, { currency: 'USD', n: 1 }]);
+      await trx('ledger_rollup_unfinished').where({ id: row(1, 'EUR').id }).delete();
+      expect(await counted()).toEqual([{ currency: 'EUR', n: 2 }, { currency: 'USD', n: 1 }]);
+      await trx('ledger_rollup_unfinished').where({ id: row(2, 'EUR').id }).update({ currency: 'USD' });
+      expect(await counted()).toEqual([{ currency: 'EUR', n: 1 }, { currency: 'USD', n: 2 }]);
+      await trx('ledger_rollup_unfinished').where({ id: row(3, 'EUR').id }).delete();
+      expect(await counted()).toEqual([{ currency: 'USD', n: 2 }]);
+      await trx.raw('TRUNCATE ledger_rollup_unfinished');
+      expect(Number((await trx.raw('SELECT count(*) AS n FROM ledger_rollup_unfinished_counts')).rows[0].n)).toBe(0);
+    } finally {
+      await trx.rollback();
+    }
+  });
 
   it('When two jobs race over new players, then one counts each day, the player dictionary stays dense and unique, and every bitmap decodes to exactly its players', async () => {
     // New players on counted days, as a takeover brings them (it marks their days).

@@ -22,6 +22,7 @@ import * as playerBitmaps from './020_player_bitmaps';
 import * as lateCompletionIndexes from './021_late_completion_indexes';
 import * as playerBitsByCasino from './022_player_bits_by_casino';
 import * as unfinishedListCovering from './023_unfinished_list_covering';
+import * as unfinishedCounts from './024_unfinished_counts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '021_late_completion_indexes': lateCompletionIndexes,
   '022_player_bits_by_casino': playerBitsByCasino,
   '023_unfinished_list_covering': unfinishedListCovering,
+  '024_unfinished_counts': unfinishedCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
