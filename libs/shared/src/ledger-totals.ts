@@ -127,6 +127,17 @@ const LIVE_COLUMNS: Record<LedgerTable, readonly string[]> = {
   rounds: ['id', 'created_at', 'status', 'bet_amount', 'payout_amount'],
 };
 
+/** The list's columns and the live row's, as the unfinished parts name them (list `u`, live row `l`). */
+const listedColumns = (table: LedgerTable) =>
+  [...UNFINISHED_KEPT[table].map((c) => `u.${c}`), ...LIVE_COLUMNS[table].map((c) => `l.${c}`)].join(', ');
+
+/**
+ * The live row of a listed key. The studio is part of the join (a row's studio is the list's: only a
+ * takeover rewrites it, and its day is then stale, not usable), so the planner knows the live rows'
+ * studio too.
+ */
+const liveRowOf = (table: LedgerTable) => `JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at AND l.group_id = u.group_id`;
+
 /**
  * The keys (group_id, created_at, id) of the table's rows that are unfinished NOW (PENDING, OPEN)
  * and created in the spec's range, for the studios the unfinished list holds: the only rows of the
@@ -164,9 +175,7 @@ function unfinishedNowKeys(read: Knex, spec: SourceSpec, studio: string | undefi
  * ledger's column names: the filter columns come from the unfinished list, the rest from the live
  * row. A simple subquery, so PostgreSQL pulls it up and the caller's filter on studio, casino,
  * game, currency or category narrows the list (by its indexes) before any live row is looked up.
- * The studio is also part of the join (a row's studio is the list's: only a takeover rewrites it, and
- * its day is then stale, not usable): the planner then knows the live rows' studio too, and reads a
- * status filter's live side from the (group_id, status, created_at) index instead of every
+ * With the studio in the join (liveRowOf), the planner reads a status filter's live side from the (group_id, status, created_at) index instead of every
  * unsettled row of every studio. A FAILED filter without a studio reads the failed rows of 017's
  * partial index (index-only: key, studio and amount) and hash-joins them with the list.
  *
@@ -179,32 +188,29 @@ function unfinishedNowKeys(read: Knex, spec: SourceSpec, studio: string | undefi
  */
 function unfinishedRows(read: Knex, spec: SourceSpec, finishedOnly: AntiJoin | false = false): Knex.Raw {
   const { table } = spec;
-  const kept = UNFINISHED_KEPT[table].map((c) => `u.${c}`);
-  const live = LIVE_COLUMNS[table].map((c) => `l.${c}`);
-  const join = `JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at AND l.group_id = u.group_id`;
   if (!finishedOnly) {
-    return read.raw(`(SELECT ${[...kept, ...live].join(', ')} FROM ledger_rollup_unfinished u ${join}
+    return read.raw(`(SELECT ${listedColumns(table)} FROM ledger_rollup_unfinished u ${liveRowOf(table)}
        WHERE u.parent = ? AND ?) AS t`, [table, inDays(read, spec, 'u', usableDays(read, spec))]);
   }
-  // OFFSET 0: the anti-join runs before the lookups (left to itself the planner, which expects
-  // next to no listed row, looked every one up first). The caller's filter then narrows the rows
-  // the anti-join keeps, not the list's index scan, except for the studio, which is applied inside
-  // (anti-joined with that studio's keys alone): the list of the period is read once.
   // Computed once by the caller's statement (listedToLookUp), read here.
-  if (spec.listed !== undefined && spec.table === 'transactions') return read.raw('?? AS t', [spec.listed]);
+  if (spec.listed !== undefined && table === 'transactions') return read.raw('?? AS t', [spec.listed]);
   return read.raw('(?) AS t', [listedStillToLookUp(read, spec, finishedOnly)]);
 }
 
-/** unfinishedRows' anti-joined list, with its live rows: the rows a finished status may match. */
+/**
+ * unfinishedRows' anti-joined list, with its live rows: the rows a finished status may match.
+ * OFFSET 0: the anti-join runs before the lookups (left to itself the planner, which expects next to
+ * no listed row, looked every one up first). The caller's filter then narrows the rows the anti-join
+ * keeps, not the list's index scan, except for the studio, which is applied inside (anti-joined with
+ * that studio's keys alone): the list of the period is read once.
+ */
 function listedStillToLookUp(read: Knex, spec: SourceSpec, { studio }: AntiJoin): Knex.Raw {
   const { table } = spec;
-  const kept = UNFINISHED_KEPT[table].map((c) => `u.${c}`);
-  const live = LIVE_COLUMNS[table].map((c) => `l.${c}`);
-  return read.raw(`SELECT ${[...kept, ...live].join(', ')} FROM (
+  return read.raw(`SELECT ${listedColumns(table)} FROM (
        SELECT u.* FROM ledger_rollup_unfinished u
         WHERE u.parent = ? AND ?${studio === undefined ? '' : ' AND u.group_id = ?'}
           AND NOT EXISTS (SELECT 1 FROM (?) n WHERE n.group_id = u.group_id AND n.created_at = u.created_at AND n.id = u.id)
-       OFFSET 0) u JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at AND l.group_id = u.group_id`,
+       OFFSET 0) u ${liveRowOf(table)}`,
     [table, inDays(read, spec, 'u', usableDays(read, spec)), ...(studio === undefined ? [] : [studio]), unfinishedNowKeys(read, spec, studio)]);
 }
 
@@ -218,7 +224,7 @@ function listedStillToLookUp(read: Knex, spec: SourceSpec, { studio }: AntiJoin)
  */
 export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dims' | 'listed'>): Knex.Raw | null {
   const s: SourceSpec = { ...spec, table: 'transactions', dims: [] };
-  const anti = antiJoin(read, s);
+  const anti = antiJoin(narrowed(read, s));
   return anti ? listedStillToLookUp(read, s, anti) : null;
 }
 
@@ -231,9 +237,8 @@ export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dim
  * whose row has left with its legacy month while the month is being removed counts as settled here
  * (it left final or open; its month's rollups are replaced when it is archived).
  */
-function unfinishedRoundsNow(read: Knex, spec: SourceSpec): Knex.Raw {
+function unfinishedRoundsNow(read: Knex, spec: SourceSpec, anti: AntiJoin | false): Knex.Raw {
   const kept = UNFINISHED_KEPT.rounds.map((c) => `u.${c}`);
-  const anti = antiJoin(read, spec);
   // A casino's (no studio): its listed rounds, a twentieth of the list, each probing the open
   // index, cost less than hashing every studio's open rounds of the range.
   const open = anti ? read.raw('(?)', [unfinishedNowKeys(read, { ...spec, table: 'rounds' }, anti.studio)]) : read.raw(`(SELECT id, created_at, group_id FROM rounds WHERE status = 'OPEN')`);
@@ -243,42 +248,41 @@ function unfinishedRoundsNow(read: Knex, spec: SourceSpec): Knex.Raw {
      WHERE u.parent = 'rounds' AND ?) AS t`, [open, inDays(read, spec, 'u', usableDays(read, spec))]);
 }
 
-/** The same columns as SUMS' rows, for a part read only for its number of rows. */
-const COUNT_ONLY: Record<LedgerTable, string> = {
-  transactions: 'count(*) AS n, NULL::numeric AS amount',
-  rounds: 'count(*) AS n, NULL::numeric AS bet_amount, NULL::numeric AS payout_amount',
-};
+/** The same columns as SUMS' rows, for a part read only for its number of rows `n` (over the list's counts of 024: sum(t.n)). */
+const countColumns = (table: LedgerTable, n = 'count(*)') =>
+  `${n} AS n, ${table === 'transactions' ? 'NULL::numeric AS amount' : 'NULL::numeric AS bet_amount, NULL::numeric AS payout_amount'}`;
 
-/** COUNT_ONLY over the list's counts (024): their n add up. */
-const COUNT_ONLY_COUNTED: Record<LedgerTable, string> = {
-  transactions: 'sum(t.n) AS n, NULL::numeric AS amount',
-  rounds: 'sum(t.n) AS n, NULL::numeric AS bet_amount, NULL::numeric AS payout_amount',
-};
+/**
+ * What the spec's filter names, from one rendering of it on an alias of the ledger's column names:
+ * the columns, and the value an `alias.column = ?` asks for.
+ */
+interface Narrowed {
+  columns: Set<string>;
+  equals(column: string): unknown;
+}
 
-/** The columns the spec's filter names, probed on an alias of the ledger's column names. */
-function narrowedColumns(read: Knex, spec: Pick<SourceSpec, 'narrow'>): Set<string> {
-  const { sql } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
-  return new Set(Array.from(sql.matchAll(/"probe"\."([a-z_]+)"/g), (m) => m[1]));
+function narrowed(read: Knex, spec: Pick<SourceSpec, 'narrow'>): Narrowed {
+  const { sql, bindings } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
+  return {
+    columns: new Set(Array.from(sql.matchAll(/"probe"\."([a-z_]+)"/g), (m) => m[1])),
+    equals: (column) => {
+      const m = new RegExp(`"probe"\\."${column}" = \\?`).exec(sql);
+      return m ? bindings[(sql.slice(0, m.index).match(/\?/g) ?? []).length] : undefined;
+    },
+  };
 }
 
 /**
  * Whether the spec's filter names a column the unfinished list does not keep, i.e. the status
  * (which the list cannot answer: it changes as a row finishes).
  */
-function narrowsStatus(read: Knex, spec: SourceSpec): boolean {
+function narrowsStatus(named: Narrowed): boolean {
   const kept = new Set<string>(UNFINISHED_KEPT.transactions);
-  return [...narrowedColumns(read, spec)].some((c) => !kept.has(c));
+  return [...named.columns].some((c) => !kept.has(c));
 }
 
 /** The status most finished rows end in: a filter on it keeps nearly every row of the rollups. */
 const USUAL_STATUS: Record<LedgerTable, string> = { transactions: 'SUCCESS', rounds: 'SETTLED' };
-
-/** The value the spec's filter asks `column` to equal (`alias.column = value`), if it asks one. */
-function namedValue(read: Knex, spec: Pick<SourceSpec, 'narrow'>, column: string): unknown {
-  const { sql, bindings } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
-  const m = new RegExp(`"probe"\\."${column}" = \\?`).exec(sql);
-  return m ? bindings[(sql.slice(0, m.index).match(/\?/g) ?? []).length] : undefined;
-}
 
 /** How the listed rows still unfinished are left out: within one studio, or across every studio. */
 interface AntiJoin {
@@ -291,10 +295,10 @@ interface AntiJoin {
  * platform (every studio's keys) or one studio (its keys alone), not for a casino without a studio,
  * whose listed rows, a small part of each studio's, are cheaper to look up than every studio's keys.
  */
-function antiJoin(read: Knex, spec: SourceSpec): AntiJoin | false {
-  const studio = namedValue(read, spec, 'group_id');
+function antiJoin(named: Narrowed): AntiJoin | false {
+  const studio = named.equals('group_id');
   if (typeof studio === 'string') return { studio };
-  return narrowedColumns(read, spec).has('provider_id') ? false : {};
+  return named.columns.has('provider_id') ? false : {};
 }
 
 /** Each live created_at range of the spec, joined to a query over the rows in it (alias `x`). */
@@ -315,21 +319,22 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
   const { table, dims } = spec;
   const rollup = selectDims(read, spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', usableDays(read, spec))]), dims,
     (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
-  const statusNamed = narrowsStatus(read, spec);
+  const named = narrowed(read, spec);
+  const statusNamed = narrowsStatus(named);
   // Only rows of the usual finished status are asked for: the listed rows still unfinished are left
   // out before any is looked up (unfinishedRows). A FAILED filter keeps its hash join with 017's
   // failed index, which already reads no pending row.
-  const finishedOnly = statusNamed && namedValue(read, spec, 'status') === USUAL_STATUS[table] && antiJoin(read, spec);
+  const finishedOnly = statusNamed && named.equals('status') === USUAL_STATUS[table] && antiJoin(named);
   const unfinished = countOnly && !dims.includes('status') && !statusNamed
     // Only the number of rows, and no status asked: the list's counts by day and key (024) answer,
     // no listed row nor live row is read (the row exists: its month has a partition, and only a
     // takeover, which marks the day stale, rewrites the columns the list keeps).
     ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished_counts as t').where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
-      (d) => dimOfRollup(d, 't'), COUNT_ONLY_COUNTED[table])
+      (d) => dimOfRollup(d, 't'), countColumns(table, 'sum(t.n)'))
     : countOnly && table === 'rounds'
       // Only the number of rows, by or of a status: the open-rounds index tells it, no row is read.
-      ? selectDims(read, spec.narrow(read(unfinishedRoundsNow(read, spec)), 't'), dims, (d) => dimOfRow(d, 't'), COUNT_ONLY.rounds)
-      : selectDims(read, spec.narrow(read(unfinishedRows(read, spec, finishedOnly)), 't'), dims, (d) => dimOfRow(d, 't'), countOnly ? COUNT_ONLY[table] : SUMS[table].rows('t'));
+      ? selectDims(read, spec.narrow(read(unfinishedRoundsNow(read, spec, antiJoin(named))), 't'), dims, (d) => dimOfRow(d, 't'), countColumns('rounds'))
+      : selectDims(read, spec.narrow(read(unfinishedRows(read, spec, finishedOnly)), 't'), dims, (d) => dimOfRow(d, 't'), countOnly ? countColumns(table) : SUMS[table].rows('t'));
   const live = selectDims(read, spec.narrow(read(`${table} as t`), 't').whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi'), dims,
     (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, spec, live)]);
@@ -364,19 +369,21 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   const withoutBits = read.raw('SELECT u.day FROM (?) u WHERE NOT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = u.day)', [usable]);
   // The least detailed bitmaps that still hold the groups and the filter: by game (020), without the
   // game, or without the studio either (022: what a casino's or the platform's finance report reads).
-  const named = new Set([...spec.dims, ...narrowedColumns(read, spec)]);
-  const bitsTable = named.has('game_id') ? 'ledger_rollup_player_bits'
-    : named.has('group_id') ? 'ledger_rollup_player_bits_all_games' : 'ledger_rollup_player_bits_by_casino';
+  const named = narrowed(read, spec);
+  const grouped = new Set([...spec.dims, ...named.columns]);
+  const bitsTable = grouped.has('game_id') ? 'ledger_rollup_player_bits'
+    : grouped.has('group_id') ? 'ledger_rollup_player_bits_all_games' : 'ledger_rollup_player_bits_by_casino';
   // Each part ORs its own bitmaps per group and block first: the caller then sorts a few rows per
   // group and block instead of one per day (an OR of ORs is the OR of all).
-  const perBlock = (q: Knex.QueryBuilder) => q.groupByRaw(Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', '));
+  const blockKey = Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', ');
+  const perBlock = (q: Knex.QueryBuilder) => q.groupByRaw(blockKey);
   const bitmaps = perBlock(spec.narrow(read(`${bitsTable} as r`), 'r')
     .whereRaw('?', [inDays(read, spec, 'r', withBits)])
     .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id', 'bit_or(r.bits) AS player_bits'].join(', '))));
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
   const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('?', [inDays(read, spec, 'r', withoutBits)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
-  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s, antiJoin(read, s))), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
+  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s, antiJoin(named))), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
   const live = bets(spec.narrow(read('transactions as t'), 't'))
     .whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi')
     .distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
@@ -389,7 +396,7 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
             bit_or(set_bit(B'0'::bit(${PLAYER_BLOCK_BITS}), m.n % ${PLAYER_BLOCK_BITS}, 1)) AS player_bits
        FROM (SELECT x.*, (SELECT i.n FROM ledger_player_ids i WHERE i.provider_id = x.player_casino AND i.player_id = x.player_id) AS n
                FROM ((?) UNION ALL (?) UNION ALL (?)) x) m
-      GROUP BY ${Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', ')}`,
+      GROUP BY ${blockKey}`,
     [listed, unfinished, overLiveRanges(read, s, live)],
   );
   return read.raw('(?) UNION ALL (?)', [bitmaps, mapped]);
