@@ -59,12 +59,13 @@ function narrowing(scope: OperatorScope, f: ReportFilter): SourceSpec['narrow'] 
  * grouping set leaves out, so GROUPING(grouped) tells a total from a group, even when currency is
  * the only dimension and both grouping sets would otherwise be the same.
  */
-function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
+function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): { source: Knex.Raw; listed: Knex.Raw | null } {
   const narrow = narrowing(scope, f);
   const period = { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false };
   const keys = dims.map((d) => SOURCE_DIM[d]);
   // The listed transactions to look up, computed once for the sums and the players (withListed).
-  const listed = listedToLookUp(read, { ...period, narrow }) ? LISTED : undefined;
+  const listedRows = listedToLookUp(read, { ...period, narrow });
+  const listed = listedRows ? LISTED : undefined;
   const tx = ledgerSource(read, {
     ...period,
     table: 'transactions',
@@ -78,7 +79,7 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
   const pl = ledgerPlayerBits(read, { ...period, dims: keys, narrow, listed });
   const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
   const noPlayer = `NULL::text, NULL::integer, NULL::bit(${PLAYER_BLOCK_BITS}), NULL::text`;
-  return read.raw(
+  const source = read.raw(
     `SELECT ${named}, true AS grouped, s.category, NULL::text AS status, s.n, s.amount,
             NULL::text AS player_casino, NULL::integer AS player_block, NULL::bit(${PLAYER_BLOCK_BITS}) AS player_bits, NULL::text AS player_id FROM (?) s
      UNION ALL
@@ -87,20 +88,21 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
      SELECT ${named}, true, NULL, NULL, NULL, NULL, s.player_casino, s.player_block, s.player_bits, s.player_id FROM (?) s`,
     [tx, rd, pl],
   );
+  return { source, listed: listedRows };
 }
 
 /** The CTE holding a report's listed transactions to look up (libs/shared listedToLookUp). */
 const LISTED = 'report_listed';
 
 /**
- * A report statement with its listed transactions to look up as a MATERIALIZED CTE at its head, when
- * reportSource names it: computed once, read by the sums and by the players.
+ * A report statement over reportSource's `source` (its first binding), with the listed transactions
+ * to look up as a MATERIALIZED CTE at its head when reportSource names them: computed once, read by
+ * the sums and by the players.
  */
-function withListed(read: Knex, scope: OperatorScope, f: ReportFilter, statement: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
-  const listed = listedToLookUp(read, { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false, narrow: narrowing(scope, f) });
+function withListed(read: Knex, { source, listed }: ReturnType<typeof reportSource>, statement: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
   return listed
-    ? read.raw(`WITH ${LISTED} AS MATERIALIZED (?) ${statement}`, [listed, ...bindings])
-    : read.raw(statement, bindings);
+    ? read.raw(`WITH ${LISTED} AS MATERIALIZED (?) ${statement}`, [listed, source, ...bindings])
+    : read.raw(statement, [source, ...bindings]);
 }
 
 /** What identifies a set of players within a group: a block of a casino's dictionary, or one player unknown to it. */
@@ -132,11 +134,11 @@ const answered = (dims: Dimension[]) => dims.map((d) => (d === 'day' ? `to_char(
 export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
   const by = dims.map((d) => `p.${d}`).join(', ');
   const perBlock = [...dims, ...PLAYER_KEY].map((d) => `s.${d}`).join(', ');
-  return withListed(read, scope, f,
+  return withListed(read, reportSource(read, scope, f, dims),
     `SELECT ${answered(dims)}, ${FIGURES}
        FROM (SELECT ${dims.map((d) => `s.${d}`).join(', ')}, ${PER_BLOCK} FROM (?) s GROUP BY ${perBlock}) p
       GROUP BY ${by} ORDER BY ${by}`,
-    [reportSource(read, scope, f, dims)],
+    [],
   );
 }
 
@@ -157,7 +159,7 @@ export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilt
   const list = dims.join(', ');
   const sets = ['currency', ...dims.filter((d) => d !== 'currency'), 'grouped'].map((d) => `s.${d}`).join(', ');
   const player = PLAYER_KEY.map((d) => `s.${d}`).join(', ');
-  const found = await bounded<{ rows: Record<string, unknown>[] }>(withListed(read, scope, f,
+  const found = await bounded<{ rows: Record<string, unknown>[] }>(withListed(read, reportSource(read, scope, f, dims),
     `SELECT w.* FROM (
        SELECT g.*, count(*) FILTER (WHERE NOT g.is_total) OVER () AS groups,
               row_number() OVER (PARTITION BY g.is_total ORDER BY ${list}) AS place
@@ -167,7 +169,7 @@ export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilt
                 GROUP BY ${dims.map((d) => `p.${d}`).join(', ')}, p.is_total) g) w
       WHERE w.is_total OR (w.place > ? AND w.place <= ?)
       ORDER BY w.is_total, ${list}`,
-    [reportSource(read, scope, f, dims), page.offset, page.offset + page.limit],
+    [page.offset, page.offset + page.limit],
   ));
   const strip = ({ is_total: _t, groups: _g, place: _p, ...r }: Record<string, unknown>) => r;
   return {
