@@ -1,4 +1,5 @@
 import { LATE_COMPLETION, UNFINISHED_STATUS, type Knex, type LedgerTable } from '@relay/shared';
+import { createdUntil } from './createdRange';
 import type { ListCriteria, SortColumn } from './pagedList';
 
 /**
@@ -76,13 +77,13 @@ function monthStart(at: Date, months = 0): Date {
 
 /**
  * The page's ids, in the list's order, merged from the three parts. `filtered` is the list's query
- * (scope, filters) without the range; `after` narrows a part to the keyset position, with the sort
+ * (scope, filters) without the range, `scoped` with it; `after` narrows a part to the keyset position, with the sort
  * column given (as not nullable for the keyed parts, so that its bound stays an index condition).
  */
 export function completionOrderedIds(
   read: Knex,
   table: LedgerTable,
-  filtered: () => Knex.QueryBuilder,
+  { filtered, scoped }: { filtered: () => Knex.QueryBuilder; scoped: () => Knex.QueryBuilder },
   criteria: ListCriteria,
   window: PageWindow,
   after: (part: Knex.QueryBuilder, sort: SortColumn) => void,
@@ -94,13 +95,8 @@ export function completionOrderedIds(
   const depth = window.take + window.skip;
   const late = `(${LATE_COMPLETION.condition(KEY[table])})`;
   const from = criteria.createdFrom;
-  const to = criteria.createdTo && new Date(criteria.createdTo.getTime() + 1);
+  const to = createdUntil(criteria);
   const plus = (at: Date, ms: number) => new Date(at.getTime() + ms);
-  const ranged = (q: Knex.QueryBuilder) => {
-    if (from) q.where(created, '>=', from);
-    if (to) q.where(created, '<', to);
-    return q;
-  };
   const parts: Knex.QueryBuilder[] = [];
 
   // A position on an empty key lies past every keyed row.
@@ -118,7 +114,7 @@ export function completionOrderedIds(
     // The key index's own order, forward for desc and backward for asc (NULLS FIRST backward: the
     // part has no empty key, so this is the list's order too).
     onTime.orderByRaw(desc ? `${key} DESC NULLS LAST, ${id} ASC` : `${key} ASC NULLS FIRST, ${id} DESC`).limit(depth);
-    const lateRows = ranged(filtered().select(id, `${key} as sort_key`).whereRaw(late))
+    const lateRows = scoped().select(id, `${key} as sort_key`).whereRaw(late)
       .orderByRaw(desc ? `${key} DESC, ${id} ASC` : `${key} ASC, ${id} DESC`)
       .limit(depth);
     if (criteria.after) {
@@ -130,7 +126,7 @@ export function completionOrderedIds(
   // A status filter is the finished one here (servedByCompletionOrder): no row without a key.
   if (criteria.equals.status === undefined) {
     // By the status alone (its key is NULL, see above): the status index then covers the part.
-    const unfinished = ranged(filtered().select(id, read.raw('NULL::timestamptz AS sort_key')))
+    const unfinished = scoped().select(id, read.raw('NULL::timestamptz AS sort_key'))
       .where(`${table}.status`, UNFINISHED_STATUS[table])
       .orderBy(id, desc ? 'asc' : 'desc')
       .limit(depth);
@@ -139,7 +135,7 @@ export function completionOrderedIds(
   }
 
   // A position on an empty key with the finished status asked for: nothing comes after it.
-  if (!parts.length) return ranged(filtered().select(id)).whereRaw('false');
+  if (!parts.length) return scoped().select(id).whereRaw('false');
   const merged = read.raw(`(${parts.map(() => '?').join(' UNION ALL ')}) AS parts`, parts);
   return read
     .select('parts.id')

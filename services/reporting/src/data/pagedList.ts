@@ -1,5 +1,6 @@
 import { AppError, ledgerCount, ROLLUP_COLUMNS, UNFINISHED_STATUS, type Knex, type LedgerTable } from '@relay/shared';
 import { completionOrderedIds, servedByCompletionOrder } from './completionOrder';
+import { createdUntil } from './createdRange';
 
 /**
  * The one paged-list query behind both reporting lists. Every query is scoped by group_id first
@@ -57,12 +58,11 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
     for (const [column, value] of Object.entries(criteria.equals)) query.where(`${table}.${column}`, value);
     return query;
   };
+  const until = createdUntil(criteria);
   const scoped = () => {
     const query = filtered();
     if (criteria.createdFrom) query.where(`${table}.created_at`, '>=', criteria.createdFrom);
-    // Stored times carry microseconds while the API shows milliseconds: "to" includes its whole
-    // millisecond. A half-open bound (instead of date_trunc on the column) keeps the index usable.
-    if (criteria.createdTo) query.where(`${table}.created_at`, '<', new Date(criteria.createdTo.getTime() + 1));
+    if (until) query.where(`${table}.created_at`, '<', until);
     return query;
   };
 
@@ -75,7 +75,7 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
   // Late row lookup: the page's ids come from the index alone where it covers filter and sort
   // (deep pages skip index entries, not table rows), then only the page's rows are read.
   const pageIds = servedByCompletionOrder(table, criteria)
-    ? completionOrderedIds(read, table, filtered, criteria, window, after)
+    ? completionOrderedIds(read, table, { filtered, scoped }, criteria, window, after)
     : scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria, sortsTheRange(criteria))).modify((q) => after(q, criteria.sort)).limit(window.take).offset(window.skip);
   const rowsQuery = read(table)
     .select(columns.map((c) => `${table}.${c}`))
@@ -141,7 +141,7 @@ function exactCount(read: Knex, table: LedgerTable, groupId: string, criteria: L
   return ledgerCount(read, {
     table,
     from: criteria.createdFrom,
-    until: criteria.createdTo ? new Date(criteria.createdTo.getTime() + 1) : undefined,
+    until: createdUntil(criteria),
     requirePartition: true,
     narrow: (q, alias) => {
       q.where(`${alias}.group_id`, groupId);
