@@ -1,4 +1,4 @@
-import { toJsonNumber, type Knex, type OperatorScope } from '@relay/shared';
+import { distinctBySkipScan, toJsonNumber, type Knex, type OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 
 /**
@@ -80,14 +80,7 @@ export function scopedLedger(read: Knex, table: LedgerTable, scope: OperatorScop
  * applies, through scopeFilter above.
  */
 function everyStudio(read: Knex, q: Knex.QueryBuilder, table: LedgerTable): void {
-  q.where(`${table}.group_id`, read.raw(
-    `ANY(ARRAY(WITH RECURSIVE studio(id) AS (
-       SELECT min(group_id) FROM ??
-       UNION ALL
-       SELECT (SELECT min(n.group_id) FROM ?? n WHERE n.group_id > studio.id) FROM studio WHERE studio.id IS NOT NULL
-     ) SELECT id FROM studio WHERE id IS NOT NULL))`,
-    [table, table],
-  ));
+  q.where(`${table}.group_id`, read.raw('ANY(ARRAY(?))', [distinctBySkipScan(read, table, 'group_id')]));
 }
 
 type Row = Record<string, unknown>;
