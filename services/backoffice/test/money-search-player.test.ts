@@ -4,7 +4,7 @@ import type { Knex, OperatorScope } from '@relay/shared';
 import { uniqueId } from '../../../test/platform';
 import { liveTotalsQuery, searchPageQuery, SORTS, type SortOrder } from '../src/data/search';
 import type { LedgerFilter, LedgerTable } from '../src/data/ledger';
-import { playRound, startMoneyWorld, type MoneyWorld } from './money-support';
+import { ledgerMonthsBack, playRound, startMoneyWorld, type MoneyWorld } from './money-support';
 
 /**
  * One player across every studio and casino (issue 19). The same player id plays in studio A
@@ -42,12 +42,7 @@ afterAll(async () => {
 /** ~14,000 transactions and ~8,000 rounds over this month and the two before, 1 in 101 of the shared player. */
 async function seedLedger() {
   const db = w.p.db.primary;
-  const now = new Date();
-  for (const back of [0, 1, 2]) {
-    const m = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
-    months.push(m.toISOString().slice(0, 7));
-    for (const t of ['transactions', 'transaction_attempts', 'rounds']) await db.raw('SELECT ledger_create_partition(?, ?::date)', [t, m.toISOString().slice(0, 10)]);
-  }
+  months.push(...(await ledgerMonthsBack(db, [0, 1, 2])));
   // Few distinct instants and amounts: the player's sort keys are shared across studios and casinos.
   const instants = months.flatMap((m) => [1, 2, 3].flatMap((d) => [`${m}-0${d}T10:00:00.000001Z`, `${m}-0${d}T10:00:00.123456Z`, `${m}-0${d}T23:59:59.999999Z`]));
   const amounts = ['0.00', '1.00', '10.00', '10.00', '25.50', '50.00', '50.01', '1000.01'];

@@ -5,7 +5,7 @@ import { uniqueId } from '../../../test/platform';
 import { searchPageQuery, SORTS, type SortOrder } from '../src/data/search';
 import type { LedgerTable } from '../src/data/ledger';
 import { betBody } from '../../wallet/test/money-support';
-import { playRound, startMoneyWorld, type MoneyWorld } from './money-support';
+import { ledgerMonthsBack, playRound, startMoneyWorld, type MoneyWorld } from './money-support';
 
 /**
  * The search's sorts over real rows: a few rounds played through the gateway (an open one among
@@ -40,12 +40,7 @@ afterAll(async () => {
 /** ~3000 transactions and ~1300 rounds of one studio, in the months before this one, with ties everywhere. */
 async function seedLedger() {
   const db = w.p.db.primary;
-  const now = new Date();
-  for (const back of [1, 2]) {
-    const m = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
-    months.push(m.toISOString().slice(0, 7));
-    for (const t of ['transactions', 'transaction_attempts', 'rounds']) await db.raw('SELECT ledger_create_partition(?, ?::date)', [t, m.toISOString().slice(0, 10)]);
-  }
+  months.push(...(await ledgerMonthsBack(db, [1, 2])));
   // Few distinct instants and amounts: most sort keys are shared by several rows.
   const instants = months.flatMap((m) => [3, 9, 17, 25].flatMap((d) => [`${m}-${String(d).padStart(2, '0')}T10:00:00.000001Z`, `${m}-${String(d).padStart(2, '0')}T10:00:00.123456Z`, `${m}-${String(d).padStart(2, '0')}T23:59:59.999999Z`]));
   const amounts = ['0.00', '1.00', '2.50', '2.50', '10.00', '99.99', '1000.01'];

@@ -1,9 +1,24 @@
 import { startCasinoSandbox, type CasinoSandbox } from '@relay/casino-sandbox';
-import type { OperatorScope } from '@relay/shared';
+import type { Knex, OperatorScope } from '@relay/shared';
 import { http, startPlatform, type TestPlatform } from '../../../test/platform';
 import { startGameWorld, type GameWorld, type Player } from '../../../test/game';
 import { asOperator, bo, signedInOperator, type HttpResult } from '../../../test/backoffice';
 import { betBody, winBody } from '../../wallet/test/money-support';
+
+/**
+ * The ledger's partitions (transactions, their attempts, rounds) of the months `backs` months before
+ * this one (0: this month), for rows written straight into the ledger; their months as YYYY-MM.
+ */
+export async function ledgerMonthsBack(db: Knex, backs: readonly number[]): Promise<string[]> {
+  const now = new Date();
+  const months: string[] = [];
+  for (const back of backs) {
+    const m = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+    months.push(m.toISOString().slice(0, 7));
+    for (const t of ['transactions', 'transaction_attempts', 'rounds']) await db.raw('SELECT ledger_create_partition(?, ?::date)', [t, m.toISOString().slice(0, 10)]);
+  }
+  return months;
+}
 
 /**
  * Two tenants (A and B: each a studio with a game and a casino on one sandbox casino) played
