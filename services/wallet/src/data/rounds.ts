@@ -1,5 +1,5 @@
 import { newId, runPrepared, type Knex, type Statement } from '@relay/shared';
-import { successCtes, type SuccessFacts } from './transactions';
+import { SUCCESS_CTES, successBindings, type SuccessFacts } from './transactions';
 
 export interface OpenRound {
   providerId: string;
@@ -31,11 +31,8 @@ export async function recordDebitSuccess(db: Knex, s: SuccessFacts, r: OpenRound
   return row.settled > 0 ? 'OPENED_SETTLED' : 'OPENED';
 }
 
-/** The statement behind recordDebitSuccess, exported so tests can check its plan. */
-export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement {
-  const success = successCtes(s);
-  return {
-    sql: `WITH ${success.sql},
+/** The text of debitSuccessStatement (built once: see CLAIM_CTES in ./transactions). */
+const DEBIT_SUCCESS_SQL = `WITH ${SUCCESS_CTES},
       -- The credit that settled this bet before it succeeded, by primary key; its outcome and
       -- settlementData from the request its successful attempt recorded, by primary key too. The
       -- credit committed its SUCCESS together with settled_by, possibly after this statement's
@@ -70,9 +67,14 @@ export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement 
           FROM rk LEFT JOIN settling s ON s.status = 'SUCCESS' AND s.round_id = ?
         RETURNING status
       )
-    SELECT (SELECT count(*) FROM opened)::int AS opened, (SELECT count(*) FROM opened WHERE status = 'SETTLED')::int AS settled`,
+    SELECT (SELECT count(*) FROM opened)::int AS opened, (SELECT count(*) FROM opened WHERE status = 'SETTLED')::int AS settled`;
+
+/** The statement behind recordDebitSuccess, exported so tests can check its plan. */
+export function debitSuccessStatement(s: SuccessFacts, r: OpenRound): Statement {
+  return {
+    sql: DEBIT_SUCCESS_SQL,
     bindings: [
-      ...success.bindings,
+      ...successBindings(s),
       r.providerId,
       r.roundId,
       newId(),
@@ -116,6 +118,8 @@ export interface Settlement {
 /** SETTLES_WHEN_BET_SUCCEEDS: no round yet, the bet not (yet) successful; it opens settled by this credit. */
 export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'SETTLES_WHEN_BET_SUCCEEDS' | 'NO_ROUND' | 'ROUND_NOT_CHECKED' | 'NOT_SETTLING';
 
+const CREDIT_SUCCESS_SQL = `WITH ${SUCCESS_CTES} SELECT 1`;
+
 /**
  * A successful credit: SUCCESS on the transaction and its attempt and, for a reason that settles a
  * bet, the OPEN round settled, in one statement. A settled round keeps its first settlement.
@@ -127,8 +131,7 @@ export async function recordCreditSuccess(
   onRoundNotChecked: (err: unknown) => void = () => undefined,
 ): Promise<SettleResult> {
   if (!settle) {
-    const success = successCtes(s);
-    await runPrepared(db, { sql: `WITH ${success.sql} SELECT 1`, bindings: success.bindings });
+    await runPrepared(db, { sql: CREDIT_SUCCESS_SQL, bindings: successBindings(s) });
     return 'NOT_SETTLING';
   }
   const result = await runPrepared<{ settled: number; existing: number; early: number }>(db, settleStatement(s, settle));
@@ -153,12 +156,11 @@ export async function recordCreditSuccess(
 
 /**
  * The round-settling part of settleStatement and lateSettleStatement, by unique keys: the same
- * round, the same player; `counts` selects how many rounds it settled and found.
+ * round, the same player, settled only when `gate` holds; SETTLE_COUNTS selects how many rounds it
+ * settled and found.
  */
-function settleRoundCtes(settle: Settlement, gate: string): Statement & { counts: string } {
-  return {
-    counts: '(SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing',
-    sql: `-- The round by its unique key alone, so that no plan can walk a reporting index instead (an
+function settleRoundCtes(gate: string): string {
+  return `-- The round by its unique key alone, so that no plan can walk a reporting index instead (an
       -- index on (group_id, ...) would read every round of the game provider); the update below
       -- then goes by primary key. Only the crediting player's own round is settled, of the caller's
       -- game provider or of the session's game (which the caller owns now).
@@ -174,43 +176,38 @@ function settleRoundCtes(settle: Settlement, gate: string): Statement & { counts
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
         WHERE id = (SELECT id FROM mine) AND created_at = (SELECT created_at FROM mine) AND status = 'OPEN' AND ${gate}
         RETURNING id
-      )`,
-    bindings: [
-      settle.providerId,
-      settle.roundId,
-      settle.groupId,
-      settle.gameId,
-      settle.playerId,
-      settle.payoutAmount,
-      settle.appliedMultiplier,
-      settle.settleTransactionId,
-      settle.settleReason,
-      settle.outcome,
-      settle.settlementData === undefined ? null : JSON.stringify(settle.settlementData),
-    ],
-  };
+      )`;
 }
+
+const SETTLE_COUNTS = '(SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM mine)::int AS existing';
+
+/** settleRoundCtes's bindings. */
+function settleRoundBindings(settle: Settlement): Knex.RawBinding[] {
+  return [
+    settle.providerId,
+    settle.roundId,
+    settle.groupId,
+    settle.gameId,
+    settle.playerId,
+    settle.payoutAmount,
+    settle.appliedMultiplier,
+    settle.settleTransactionId,
+    settle.settleReason,
+    settle.outcome,
+    settle.settlementData === undefined ? null : JSON.stringify(settle.settlementData),
+  ];
+}
+
+const LATE_SETTLE_SQL = `WITH ${settleRoundCtes(`EXISTS (SELECT 1 FROM transactions WHERE id = ? AND created_at = ?::timestamptz AND attempt = ? AND status = 'SUCCESS')`)}
+    SELECT ${SETTLE_COUNTS}`;
 
 /** The second look of recordCreditSuccess (only while this attempt's SUCCESS still stands); exported for its plan test. */
 export function lateSettleStatement(s: SuccessFacts, settle: Settlement): Statement {
-  const round = settleRoundCtes(
-    settle,
-    `EXISTS (SELECT 1 FROM transactions WHERE id = ? AND created_at = ?::timestamptz AND attempt = ? AND status = 'SUCCESS')`,
-  );
-  return {
-    sql: `WITH ${round.sql}
-    SELECT ${round.counts}`,
-    bindings: [...round.bindings, s.claim.pk, s.claim.createdAt, s.claim.attempt],
-  };
+  return { sql: LATE_SETTLE_SQL, bindings: [...settleRoundBindings(settle), s.claim.pk, s.claim.createdAt, s.claim.attempt] };
 }
 
-/** The statement behind a settling recordCreditSuccess, exported so tests can check its plan. */
-export function settleStatement(s: SuccessFacts, settle: Settlement): Statement {
-  const success = successCtes(s);
-  const round = settleRoundCtes(settle, 'EXISTS (SELECT 1 FROM tx)');
-  return {
-    sql: `WITH ${success.sql},
-      ${round.sql},
+const SETTLE_SQL = `WITH ${SUCCESS_CTES},
+      ${settleRoundCtes('EXISTS (SELECT 1 FROM tx)')},
       -- No round at all yet: the bet has not succeeded (it is in flight, or FAILED or abandoned and
       -- may be repeated). This credit records itself on the bet, by the bet's unique key, so the
       -- round opens settled by it if the bet ever succeeds (see 003_early_settlement).
@@ -224,10 +221,15 @@ export function settleStatement(s: SuccessFacts, settle: Settlement): Statement 
           AND NOT EXISTS (SELECT 1 FROM round_keys WHERE provider_id = ? AND round_id = ?) AND EXISTS (SELECT 1 FROM tx)
         RETURNING b.id
       )
-    SELECT ${round.counts}, (SELECT count(*) FROM early)::int AS early`,
+    SELECT ${SETTLE_COUNTS}, (SELECT count(*) FROM early)::int AS early`;
+
+/** The statement behind a settling recordCreditSuccess, exported so tests can check its plan. */
+export function settleStatement(s: SuccessFacts, settle: Settlement): Statement {
+  return {
+    sql: SETTLE_SQL,
     bindings: [
-      ...success.bindings,
-      ...round.bindings,
+      ...successBindings(s),
+      ...settleRoundBindings(settle),
       s.claim.pk,
       s.claim.createdAt,
       settle.providerId,

@@ -87,11 +87,13 @@ export async function claimTransaction(db: Knex, m: MovementRecord, request: obj
   return result.rows[0] ?? null;
 }
 
-/** The claim's data-modifying CTEs (k: the key, claimed: the record, att: its attempt) and their bindings. */
-function claimCtes(m: MovementRecord, request: object): Statement {
-  const values = COLUMNS.map(([k]) => m[k]);
-  const placeholders = COLUMNS.map(() => '?').join(', ');
-  const sql = `
+/**
+ * The claim's data-modifying CTEs (k: the key, claimed: the record, att: its attempt). Every
+ * statement's text is built once, at load: the same string each call is hashed once by the
+ * prepared-statement cache and compared by identity by the driver, where a text rebuilt per call
+ * (3 KB here) was hashed and compared whole on every money call.
+ */
+const CLAIM_CTES = `
     k AS (
       INSERT INTO transaction_keys (provider_id, transaction_id, id, created_at) VALUES (?, ?, ?, now())
       ON CONFLICT (provider_id, transaction_id) DO NOTHING
@@ -99,7 +101,7 @@ function claimCtes(m: MovementRecord, request: object): Statement {
     ),
     claimed AS (
       INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
-      SELECT k.id, ${placeholders}, 'PENDING', ?, 1, now(), k.created_at, now() FROM k
+      SELECT k.id, ${COLUMNS.map(() => '?').join(', ')}, 'PENDING', ?, 1, now(), k.created_at, now() FROM k
       RETURNING id, attempt, created_at
     ),
     att AS (
@@ -107,20 +109,55 @@ function claimCtes(m: MovementRecord, request: object): Statement {
       SELECT id, attempt, created_at, ?::json, now() FROM claimed
       RETURNING transaction_pk, attempt, transaction_created_at
     )`;
-  // The request is written once as JSON; its fingerprint is the hash of that same text.
+
+/** CLAIM_CTES's bindings. The request is written once as JSON; its fingerprint is the hash of that same text. */
+function claimBindings(m: MovementRecord, request: object): Knex.RawBinding[] {
   const json = JSON.stringify(request);
-  return { sql, bindings: [m.providerId, m.transactionId, newId(), ...values, fingerprintOf(json), json] };
+  return [m.providerId, m.transactionId, newId(), ...COLUMNS.map(([k]) => m[k]), fingerprintOf(json), json];
 }
+
+const CLAIM_SQL = `WITH ${CLAIM_CTES}
+    SELECT transaction_pk AS pk, attempt, transaction_created_at::text AS "createdAt" FROM att`;
 
 /** The statement behind claimTransaction, exported so tests can check its plan. */
 export function claimStatement(m: MovementRecord, request: object): Statement {
-  const ctes = claimCtes(m, request);
-  return {
-    sql: `WITH ${ctes.sql}
-    SELECT transaction_pk AS pk, attempt, transaction_created_at::text AS "createdAt" FROM att`,
-    bindings: ctes.bindings,
-  };
+  return { sql: CLAIM_SQL, bindings: claimBindings(m, request) };
 }
+
+/**
+ * The record of a transactionId, as a named prepared statement: every replay runs it. The key
+ * leads to the record's one partition; a key whose month was archived answers from its copy of
+ * the record's last state.
+ */
+const FIND_SQL = `SELECT k.id, k.created_at::text AS created_at, t.id IS NULL AS archived,
+                 coalesce(t.status, k.archived->>'status') AS status,
+                 coalesce(t.category, k.archived->>'category') AS category,
+                 coalesce(t.group_id, k.archived->>'group_id') AS group_id,
+                 coalesce(t.game_id, (k.archived->>'game_id')::int) AS game_id,
+                 coalesce(t.player_id, k.archived->>'player_id') AS player_id,
+                 CASE WHEN t.id IS NULL THEN (k.archived->>'balance')::numeric ELSE t.balance END AS balance,
+                 CASE WHEN t.id IS NULL THEN k.archived->>'username' ELSE t.username END AS username,
+                 extract(epoch from (now() - coalesce(t.claimed_at, (k.archived->>'claimed_at')::timestamptz)))::float8 AS age_seconds
+            FROM (SELECT id, created_at, archived FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?) k
+            -- By the key's values as parameters (InitPlans): a primary-key probe in the one partition
+            -- they select at execution, whatever the planner thinks of the other partitions' sizes.
+            LEFT JOIN transactions t
+              ON t.id = (SELECT id FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?)
+             AND t.created_at = (SELECT created_at FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?)`;
+
+export function findStatement(providerId: string, transactionId: string): Statement {
+  return { sql: FIND_SQL, bindings: [providerId, transactionId, providerId, transactionId, providerId, transactionId] };
+}
+
+const CLAIM_OR_FIND_SQL = `WITH ${CLAIM_CTES}
+    SELECT true AS claimed, transaction_pk AS id, transaction_created_at::text AS created_at, attempt, false AS archived,
+           NULL::text AS status, NULL::text AS category, NULL::text AS group_id, NULL::int AS game_id, NULL::text AS player_id,
+           NULL::numeric AS balance, NULL::text AS username, NULL::float8 AS age_seconds
+      FROM att
+    UNION ALL
+    SELECT false, f.id, f.created_at, NULL::int, f.archived, f.status, f.category, f.group_id, f.game_id, f.player_id, f.balance, f.username, f.age_seconds
+      FROM (${FIND_SQL}) f
+     WHERE NOT EXISTS (SELECT 1 FROM k)`;
 
 /**
  * What every money call runs first, in ONE round trip: the claim (claimStatement) or, when the
@@ -131,20 +168,7 @@ export function claimStatement(m: MovementRecord, request: object): Statement {
  * the caller runs the statement again.
  */
 export function claimOrFindStatement(m: MovementRecord, request: object): Statement {
-  const ctes = claimCtes(m, request);
-  const find = findStatement(m.providerId, m.transactionId);
-  return {
-    sql: `WITH ${ctes.sql}
-    SELECT true AS claimed, transaction_pk AS id, transaction_created_at::text AS created_at, attempt, false AS archived,
-           NULL::text AS status, NULL::text AS category, NULL::text AS group_id, NULL::int AS game_id, NULL::text AS player_id,
-           NULL::numeric AS balance, NULL::text AS username, NULL::float8 AS age_seconds
-      FROM att
-    UNION ALL
-    SELECT false, f.id, f.created_at, NULL::int, f.archived, f.status, f.category, f.group_id, f.game_id, f.player_id, f.balance, f.username, f.age_seconds
-      FROM (${find.sql}) f
-     WHERE NOT EXISTS (SELECT 1 FROM k)`,
-    bindings: [...ctes.bindings, ...find.bindings],
-  };
+  return { sql: CLAIM_OR_FIND_SQL, bindings: [...claimBindings(m, request), ...findStatement(m.providerId, m.transactionId).bindings] };
 }
 
 /** A new claim, the existing record of the transactionId, or neither (claimed concurrently: run it again). */
@@ -265,32 +289,6 @@ export function reviveStatement(m: MovementRecord, request: object, inFlightSeco
   };
 }
 
-/**
- * The record of a transactionId, as a named prepared statement: every replay runs it. The key
- * leads to the record's one partition; a key whose month was archived answers from its copy of
- * the record's last state.
- */
-export function findStatement(providerId: string, transactionId: string): Statement {
-  return {
-    sql: `SELECT k.id, k.created_at::text AS created_at, t.id IS NULL AS archived,
-                 coalesce(t.status, k.archived->>'status') AS status,
-                 coalesce(t.category, k.archived->>'category') AS category,
-                 coalesce(t.group_id, k.archived->>'group_id') AS group_id,
-                 coalesce(t.game_id, (k.archived->>'game_id')::int) AS game_id,
-                 coalesce(t.player_id, k.archived->>'player_id') AS player_id,
-                 CASE WHEN t.id IS NULL THEN (k.archived->>'balance')::numeric ELSE t.balance END AS balance,
-                 CASE WHEN t.id IS NULL THEN k.archived->>'username' ELSE t.username END AS username,
-                 extract(epoch from (now() - coalesce(t.claimed_at, (k.archived->>'claimed_at')::timestamptz)))::float8 AS age_seconds
-            FROM (SELECT id, created_at, archived FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?) k
-            -- By the key's values as parameters (InitPlans): a primary-key probe in the one partition
-            -- they select at execution, whatever the planner thinks of the other partitions' sizes.
-            LEFT JOIN transactions t
-              ON t.id = (SELECT id FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?)
-             AND t.created_at = (SELECT created_at FROM transaction_keys WHERE provider_id = ? AND transaction_id = ?)`,
-    bindings: [providerId, transactionId, providerId, transactionId, providerId, transactionId],
-  };
-}
-
 export async function findTransaction(db: Knex, providerId: string, transactionId: string): Promise<ExistingTransaction | null> {
   const row = (await runPrepared<Record<string, any>>(db, findStatement(providerId, transactionId))).rows[0];
   return row ? existingFrom(row) : null;
@@ -336,18 +334,18 @@ export interface SuccessFacts {
  * and its attempt row records the casino's answer. Callers add the round effect as a third
  * data-modifying CTE, so the whole outcome commits atomically in one round trip.
  */
-export function successCtes(s: SuccessFacts): Statement {
-  return {
-    sql: `tx AS (
+export const SUCCESS_CTES = `tx AS (
         UPDATE transactions SET status = 'SUCCESS', balance = ?, username = ?, completed_at = now(), updated_at = now()
         WHERE id = ? AND created_at = ?::timestamptz AND attempt = ? AND status = 'PENDING' RETURNING id, settled_by, settled_by_at
       ),
       att AS (
         UPDATE transaction_attempts SET outcome = 'SUCCESS', casino_status = ?, casino_body = ?, finished_at = now()
         WHERE transaction_pk = ? AND attempt = ? AND transaction_created_at = ?::timestamptz RETURNING attempt
-      )`,
-    bindings: [s.balance, s.username, s.claim.pk, s.claim.createdAt, s.claim.attempt, s.casinoStatus, s.casinoBody, s.claim.pk, s.claim.attempt, s.claim.createdAt],
-  };
+      )`;
+
+/** SUCCESS_CTES's bindings. */
+export function successBindings(s: SuccessFacts): Knex.RawBinding[] {
+  return [s.balance, s.username, s.claim.pk, s.claim.createdAt, s.claim.attempt, s.casinoStatus, s.casinoBody, s.claim.pk, s.claim.attempt, s.claim.createdAt];
 }
 
 /** Records the casino's failure on the transaction and its attempt, in one statement. */
