@@ -17,7 +17,20 @@ export interface KnexLog {
   error(obj: object, msg: string): void;
 }
 
-export function createKnex(url: string, poolMax: number, applicationName: string, log?: KnexLog): Knex {
+/**
+ * How a pool keeps its connections. By default a pool closes what stayed idle for 30 s. The money
+ * path keeps every connection (`warm`): a new connection costs PostgreSQL a process, its catalog
+ * caches and a plan of each money statement (about 10 ms each under load), so a wallet that sat
+ * idle for half a minute spent seconds of the database's CPU re-planning at the start of the next
+ * burst, which is when it is needed most (the games' repeats after an outage). `settings` are
+ * session settings every connection starts with (see MONEY_PATH_SETTINGS).
+ */
+export interface PoolPolicy {
+  warm?: boolean;
+  settings?: Record<string, string>;
+}
+
+export function createKnex(url: string, poolMax: number, applicationName: string, log?: KnexLog, policy: PoolPolicy = {}): Knex {
   return knex({
     ...(log
       ? {
@@ -30,8 +43,8 @@ export function createKnex(url: string, poolMax: number, applicationName: string
         }
       : {}),
     client: 'pg',
-    connection: { connectionString: withoutJit(url), application_name: applicationName },
-    pool: { min: 0, max: poolMax, idleTimeoutMillis: 30000 },
+    connection: { connectionString: withSettings(withoutJit(url), policy.settings ?? {}), application_name: applicationName },
+    pool: { min: policy.warm ? poolMax : 0, max: poolMax, idleTimeoutMillis: 30000 },
     acquireConnectionTimeout: 10000,
   });
 }
@@ -51,8 +64,27 @@ export function withoutJit(url: string): string {
   return u.toString();
 }
 
-export function createDatabase(opts: { url: string; readUrl: string; poolMax: number; name: string; log?: KnexLog }): Database {
-  const primary = createKnex(opts.url, opts.poolMax, `relay-${opts.name}`, opts.log);
+/**
+ * Session settings of the money path's connections. Its statements are named prepared statements
+ * whose generic plans reach every row by a unique key (services/wallet/test/money-plans.test.ts): forced,
+ * each is planned once per connection. Left to PostgreSQL's choice, each was planned six times per
+ * connection (five custom plans first), and a connection whose custom plans cost less than its
+ * generic one by the planner's estimate went on planning on every call.
+ */
+export const MONEY_PATH_SETTINGS: Record<string, string> = { plan_cache_mode: 'force_generic_plan' };
+
+/** `-c name=value` for each setting, added to the URL's options (one already there is kept). */
+export function withSettings(url: string, settings: Record<string, string>): string {
+  const u = new URL(url);
+  const options = u.searchParams.get('options') ?? '';
+  const added = Object.entries(settings).filter(([name]) => !new RegExp(`\\b${name}\\s*=`).test(options));
+  if (added.length === 0) return url;
+  u.searchParams.set('options', [options, ...added.map(([name, value]) => `-c ${name}=${value}`)].filter(Boolean).join(' '));
+  return u.toString();
+}
+
+export function createDatabase(opts: { url: string; readUrl: string; poolMax: number; name: string; log?: KnexLog; primaryPool?: PoolPolicy }): Database {
+  const primary = createKnex(opts.url, opts.poolMax, `relay-${opts.name}`, opts.log, opts.primaryPool);
   const read = opts.readUrl === opts.url ? primary : createKnex(opts.readUrl, opts.poolMax, `relay-${opts.name}-read`, opts.log);
   return { primary, read };
 }

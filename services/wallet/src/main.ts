@@ -1,4 +1,4 @@
 import { serviceMain } from '@relay/shared';
-import { startWallet } from './index';
+import { startWallet, WALLET_DATABASE_POOL } from './index';
 
-serviceMain('wallet', startWallet);
+serviceMain('wallet', startWallet, { primaryPool: WALLET_DATABASE_POOL });

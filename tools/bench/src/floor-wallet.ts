@@ -1,7 +1,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { IDENTITY_HEADER, IdentityVerifier, money, numberedPlaceholders, signCasinoRequest, toMoneyString, type Statement } from '@relay/shared';
+import { IDENTITY_HEADER, IdentityVerifier, money, MONEY_PATH_SETTINGS, numberedPlaceholders, signCasinoRequest, toMoneyString, withoutJit, withSettings, type Statement } from '@relay/shared';
 import { claimOrFindStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
 import { required, serve } from './floor-process';
 
@@ -10,7 +10,7 @@ import { required, serve } from './floor-process';
  * do and nothing else. The gateway's identity is verified (cached, as the wallet does), the session
  * is read from memory, the PENDING claim is committed, the casino is called (signed), and the
  * outcome is committed together with the round's change, with the wallet's own statements as named
- * prepared statements on a pool as large as the wallet's (DATABASE_POOL_MAX, 20). No express, no
+ * prepared statements on a pool as large as the wallet's (DATABASE_POOL_MAX, 20) and kept like it. No express, no
  * validation, no logging, no metrics, no request context. FLOOR_PORT, DATABASE_URL,
  * INTERNAL_AUTH_SECRET, FLOOR_WORLD (JSON: the casino, the game and the players' sessions).
  */
@@ -37,7 +37,12 @@ interface MoneyRequest {
 
 const world = JSON.parse(required('FLOOR_WORLD')) as World;
 const verifier = new IdentityVerifier(required('INTERNAL_AUTH_SECRET'));
-const db = new pg.Pool({ connectionString: required('DATABASE_URL'), max: Number(process.env.DATABASE_POOL_MAX ?? 20) });
+// The wallet's pool policy: its session settings, every connection kept (idleTimeoutMillis 0: never closed).
+const db = new pg.Pool({
+  connectionString: withSettings(withoutJit(required('DATABASE_URL')), MONEY_PATH_SETTINGS),
+  max: Number(process.env.DATABASE_POOL_MAX ?? 20),
+  idleTimeoutMillis: 0,
+});
 const casino = new Pool(world.casinoOrigin, { connections: 64 });
 const names = new Map<string, string>();
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { numberedPlaceholders, type Statement } from '@relay/shared';
+import { MONEY_PATH_SETTINGS, numberedPlaceholders, type Statement } from '@relay/shared';
 import { claimOrFindStatement, debitSuccessStatement, settleStatement, type MovementRecord, type SuccessFacts } from '@relay/wallet';
 
 /**
@@ -22,7 +22,12 @@ export function pgbenchFloor(dbUrl: string, seconds: number, clients = 16, names
   try {
     const file = path.join(dir, 'money-pair.sql');
     writeFileSync(file, script);
-    const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', file, dbUrl], { encoding: 'utf8' });
+    // The wallet's session settings (MONEY_PATH_SETTINGS, jit off), as its connections run them.
+    const settings = Object.entries({ jit: 'off', ...MONEY_PATH_SETTINGS }).map(([name, value]) => `-c ${name}=${value}`);
+    const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', file, dbUrl], {
+      encoding: 'utf8',
+      env: { ...process.env, PGOPTIONS: [process.env.PGOPTIONS, ...settings].filter(Boolean).join(' ') },
+    });
     const match = /tps = ([\d.]+)/.exec(run.stdout ?? '');
     if (run.status !== 0 || !match) throw new Error(`pgbench failed: ${run.stderr || run.stdout}`);
     const tps = Number(match[1]);
