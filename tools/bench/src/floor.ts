@@ -41,6 +41,8 @@ export interface FloorRateLimit {
 export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[], rateLimit?: FloorRateLimit): Promise<Floor> {
   const [gatewayPort, walletPort] = await Promise.all([freePort(), freePort()]);
   const secret = randomBytes(24).toString('base64url');
+  // The relay's flags for its hot path, and RELAY_NODE_ARGS as its processes get them (a profile of both sides).
+  const nodeArgs = [...HOT_PATH_NODE_ARGS, ...(process.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const wallet = startProcess('tools/bench/dist/floor-wallet.js', {
     FLOOR_PORT: String(walletPort),
     DATABASE_URL: dbUrl,
@@ -53,7 +55,7 @@ export async function startFloor(dbUrl: string, casinoOrigin: string, world: Flo
       casinoOrigin,
       sessions: Object.fromEntries(players.map((p) => [p.sessionId, { playerId: p.playerId, walletToken: p.walletToken }])),
     }),
-  }, HOT_PATH_NODE_ARGS);
+  }, nodeArgs);
   const gateway = startProcess('tools/bench/dist/floor-gateway.js', {
     FLOOR_PORT: String(gatewayPort),
     FLOOR_UPSTREAM: `http://127.0.0.1:${walletPort}`,
@@ -63,7 +65,7 @@ export async function startFloor(dbUrl: string, casinoOrigin: string, world: Flo
     ...(rateLimit && rateLimit.perSecond > 0
       ? { FLOOR_REDIS_URL: rateLimit.redisUrl, FLOOR_REDIS_PREFIX: rateLimit.keyPrefix, FLOOR_RATE_LIMIT: String(rateLimit.perSecond) }
       : {}),
-  }, HOT_PATH_NODE_ARGS);
+  }, nodeArgs);
   const stop = async () => {
     await stopProcess(gateway);
     await stopProcess(wallet);

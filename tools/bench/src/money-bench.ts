@@ -8,6 +8,7 @@ import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
 import { startFloor, type FloorPlayer as Player } from './floor';
 import { pgbenchFloor } from './pgbench-floor';
+import { pgStatementsAround } from './pg-statements';
 import { fixedRate, freePort, machine, rateLimitMethod, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
@@ -144,6 +145,11 @@ export async function runMoneyBench(): Promise<string> {
       return `${money}\n${replayLine}`;
     }
     const rows: [string, string, Summary][] = [];
+    const statementsOf = async <T extends { samples: Sample[] }>(target: string, phase: () => Promise<T>): Promise<T> => {
+      const { result, lines } = await pgStatementsAround(dbUrl, phase);
+      console.error([`== PostgreSQL statements, ${target}`, ...lines].join('\n'));
+      return result;
+    };
     // BENCH_ONLY=saturation runs just the saturation phases of the relay and the stand-ins (for profiling).
     const onlySaturation = process.env.BENCH_ONLY === 'saturation';
     const targets: [string, () => Promise<Sample[]>][] = [
@@ -162,7 +168,7 @@ export async function runMoneyBench(): Promise<string> {
     const cpuPerCall: Record<string, CpuPerCall | null> = {};
     for (const [target, unit] of onlySaturation ? targets.slice(1) : targets) {
       const before = snapshot(label);
-      const phase = await saturate(64, PHASE_SECONDS, unit);
+      const phase = process.env.BENCH_PG_STATEMENTS === '1' ? await statementsOf(target, () => saturate(64, PHASE_SECONDS, unit)) : await saturate(64, PHASE_SECONDS, unit);
       cpuPerCall[target] = perCall(before, snapshot(label), phase.samples.length);
       rows.push([target, 'saturation, 64 in flight', summarize(phase.samples, phase.seconds)]);
     }
@@ -333,7 +339,7 @@ if (require.main === module) {
     (md) => {
       // Only the standard run replaces the recorded figures: a profiling or what-if run (any of
       // the BENCH_ knobs below) is printed, never written over BENCHMARKS.md's source.
-      const knobs = ['BENCH_ONLY', 'BENCH_RATES', 'BENCH_LOG_LEVEL', 'BENCH_PG_SOCKET', 'BENCH_SECONDS', 'RELAY_NODE_ARGS'].filter((k) => process.env[k]);
+      const knobs = ['BENCH_ONLY', 'BENCH_RATES', 'BENCH_LOG_LEVEL', 'BENCH_PG_SOCKET', 'BENCH_SECONDS', 'RELAY_NODE_ARGS', 'BENCH_PG_STATEMENTS'].filter((k) => process.env[k]);
       if (knobs.length === 0) {
         const dir = path.join(ROOT, 'tools/bench/results');
         mkdirSync(dir, { recursive: true });
