@@ -24,6 +24,8 @@ const seeds: Script[] = process.env.BENCH_REPORTING_SEED === '1'
   : [];
 const BENCHES: { name: string; scripts: Script[]; when?: () => boolean }[] = [
   { name: 'money', scripts: ['money-bench.js'] },
+  // The wallet's statements under each plan_cache_mode, with few and with many partitions (pgbench).
+  { name: 'plan-cache', scripts: ['plan-cache-bench.js'] },
   // Decides itself whether the 30M database is there (see money-at-scale.ts).
   { name: 'money-at-scale', scripts: ['money-at-scale.js'], when: () => process.env.BENCH_MONEY_AT_SCALE !== '0' },
   { name: 'round-ended', scripts: ['round-ended-bench.js'] },
@@ -53,7 +55,7 @@ for (const bench of BENCHES) {
 }
 
 // Each measured section, then its hand-written notes (`<name>-notes.md`) when there are some.
-const sections = ['money', 'money-at-scale', 'round-ended', 'reporting', 'bytes', 'backoffice', 'ledger-migration']
+const sections = ['money', 'plan-cache', 'money-at-scale', 'round-ended', 'reporting', 'bytes', 'backoffice', 'ledger-migration']
   .flatMap((name) => [path.join(RESULTS, `${name}.md`), path.join(RESULTS, `${name}-notes.md`)])
   .filter((file) => existsSync(file))
   .map((file) => readFileSync(file, 'utf8').trim());
