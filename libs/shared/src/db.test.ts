@@ -50,10 +50,11 @@ describe('createKnex with a pool policy', () => {
   it('When a pool is warm, then it never closes idle connections below its size; by default it closes them all', () => {
     const warm = createKnex(`${base}/postgres`, 7, 'relay-test-warm', undefined, { warm: true });
     const cold = createKnex(`${base}/postgres`, 7, 'relay-test-cold');
-    const pool = (db: typeof warm) => (db.client as { config: { pool: { min: number; max: number } } }).config.pool;
+    const pool = (db: typeof warm) => (db.client as { config: { pool: Record<string, number> } }).config.pool;
     try {
-      expect(pool(warm)).toMatchObject({ min: 7, max: 7 });
+      expect(pool(warm)).toMatchObject({ min: 7, max: 7, maxConnectionLifetimeMillis: 1_800_000 });
       expect(pool(cold)).toMatchObject({ min: 0, max: 7 });
+      expect(pool(cold)).not.toHaveProperty('maxConnectionLifetimeMillis');
     } finally {
       void warm.destroy();
       void cold.destroy();
@@ -61,8 +62,13 @@ describe('createKnex with a pool policy', () => {
   });
 
   it('When a setting is already in the URL, then the URL\'s value is kept and the others are added', () => {
-    const url = `${base}/postgres?options=${encodeURIComponent('-c plan_cache_mode=auto')}`;
-    expect(withSettings(url, { plan_cache_mode: 'force_generic_plan' })).toBe(url);
+    for (const own of ['-c plan_cache_mode=auto', '-cplan_cache_mode=auto', '--plan_cache_mode=auto', '-c jit=off -c plan_cache_mode=auto']) {
+      const url = `${base}/postgres?options=${encodeURIComponent(own)}`;
+      expect(withSettings(url, { plan_cache_mode: 'force_generic_plan' })).toBe(url);
+    }
+    // A name inside another setting's value or name is not that setting.
+    const other = new URL(withSettings(`${base}/postgres?options=${encodeURIComponent('-c my_plan_cache_mode=1')}`, { plan_cache_mode: 'force_generic_plan' }));
+    expect(other.searchParams.get('options')).toBe('-c my_plan_cache_mode=1 -c plan_cache_mode=force_generic_plan');
     const added = new URL(withSettings(`${base}/postgres`, { plan_cache_mode: 'force_generic_plan', work_mem: '8MB' }));
     expect(added.searchParams.get('options')).toBe('-c plan_cache_mode=force_generic_plan -c work_mem=8MB');
   });

@@ -43,8 +43,20 @@ export function createKnex(url: string, poolMax: number, applicationName: string
         }
       : {}),
     client: 'pg',
-    connection: { connectionString: withSettings(withoutJit(url), policy.settings ?? {}), application_name: applicationName },
-    pool: { min: policy.warm ? poolMax : 0, max: poolMax, idleTimeoutMillis: 30000 },
+    connection: {
+      connectionString: withSettings(withoutJit(url), policy.settings ?? {}),
+      application_name: applicationName,
+      // A connection kept for hours must notice a peer that vanished without a word (a NAT or load
+      // balancer dropping it): TCP keepalives, and a warm pool's connections renewed every 30 to 35
+      // minutes (one plan per statement each time), so none lives on unchecked forever.
+      keepAlive: true,
+    },
+    pool: {
+      min: policy.warm ? poolMax : 0,
+      max: poolMax,
+      idleTimeoutMillis: 30000,
+      ...(policy.warm ? { maxConnectionLifetimeMillis: 30 * 60_000, maxConnectionLifetimeJitterMillis: 5 * 60_000 } : {}),
+    },
     acquireConnectionTimeout: 10000,
   });
 }
@@ -77,7 +89,8 @@ export const MONEY_PATH_SETTINGS: Record<string, string> = { plan_cache_mode: 'f
 export function withSettings(url: string, settings: Record<string, string>): string {
   const u = new URL(url);
   const options = u.searchParams.get('options') ?? '';
-  const added = Object.entries(settings).filter(([name]) => !new RegExp(`\\b${name}\\s*=`).test(options));
+  // `-c name=value`, `-cname=value` or `--name=value`: a setting the URL sets itself is left to it.
+  const added = Object.entries(settings).filter(([name]) => !new RegExp(`(?:^|\\s)(?:-c\\s*|--)${name}\\s*=`).test(options));
   if (added.length === 0) return url;
   u.searchParams.set('options', [options, ...added.map(([name, value]) => `-c ${name}=${value}`)].filter(Boolean).join(' '));
   return u.toString();

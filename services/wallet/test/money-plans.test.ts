@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
-import { debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
-import { claimOrFindStatement, claimStatement, findStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
+import { creditSuccessStatement, debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
+import { claimOrFindStatement, claimStatement, findStatement, markFailedStatement, reviveStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
 import { movementRecord } from './movement-records';
 
 /**
@@ -119,6 +119,9 @@ const statements: Record<string, Statement> = {
   }),
   'credit outcome settling the round': settleStatement(success, settlement),
   'credit outcome, second look at the round': lateSettleStatement(success, settlement),
+  'credit outcome settling nothing': creditSuccessStatement(success),
+  'casino failure recorded': markFailedStatement(success.claim, 'PROVIDER_API_FAILURE', 'casino answered 500', { casinoStatus: 500, casinoBody: '{}' }),
+  'take-over of an archived key': reviveStatement(movement('CASH_OUT', 'plan-bet', 'plan-round'), { amount: 1 }, 30),
 };
 
 /** Many rounds of one player of one game provider, most OPEN, each with its PENDING bet and its attempt. */

@@ -120,6 +120,11 @@ export type SettleResult = 'SETTLED' | 'ALREADY_SETTLED' | 'SETTLES_WHEN_BET_SUC
 
 const CREDIT_SUCCESS_SQL = `WITH ${SUCCESS_CTES} SELECT 1`;
 
+/** A successful credit that settles nothing (its reason settles no bet); exported so tests can check its plan. */
+export function creditSuccessStatement(s: SuccessFacts): Statement {
+  return { sql: CREDIT_SUCCESS_SQL, bindings: successBindings(s) };
+}
+
 /**
  * A successful credit: SUCCESS on the transaction and its attempt and, for a reason that settles a
  * bet, the OPEN round settled, in one statement. A settled round keeps its first settlement.
@@ -131,7 +136,7 @@ export async function recordCreditSuccess(
   onRoundNotChecked: (err: unknown) => void = () => undefined,
 ): Promise<SettleResult> {
   if (!settle) {
-    await runPrepared(db, { sql: CREDIT_SUCCESS_SQL, bindings: successBindings(s) });
+    await runPrepared(db, creditSuccessStatement(s));
     return 'NOT_SETTLING';
   }
   const result = await runPrepared<{ settled: number; existing: number; early: number }>(db, settleStatement(s, settle));

@@ -350,18 +350,25 @@ export function successBindings(s: SuccessFacts): Knex.RawBinding[] {
 
 /** Records the casino's failure on the transaction and its attempt, in one statement. */
 export async function markFailed(db: Knex, claim: Claim, errorCode: string, errorMessage: string, outcome: CasinoOutcome): Promise<void> {
-  await runPrepared(db, {
-    sql: `WITH tx AS (
+  await runPrepared(db, markFailedStatement(claim, errorCode, errorMessage, outcome));
+}
+
+const MARK_FAILED_SQL = `WITH tx AS (
         UPDATE transactions SET status = 'FAILED', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
         WHERE id = ? AND created_at = ?::timestamptz AND attempt = ? AND status = 'PENDING' RETURNING id
       )
     UPDATE transaction_attempts SET outcome = 'FAILED', error_code = ?, error_message = ?, casino_status = ?, casino_body = ?, finished_at = now()
-    WHERE transaction_pk = ? AND attempt = ? AND transaction_created_at = ?::timestamptz`,
+    WHERE transaction_pk = ? AND attempt = ? AND transaction_created_at = ?::timestamptz`;
+
+/** The statement behind markFailed, exported so tests can check its plan. */
+export function markFailedStatement(claim: Claim, errorCode: string, errorMessage: string, outcome: CasinoOutcome): Statement {
+  return {
+    sql: MARK_FAILED_SQL,
     bindings: [
       errorCode, errorMessage, claim.pk, claim.createdAt, claim.attempt,
       errorCode, errorMessage, outcome.casinoStatus ?? null, outcome.casinoBody ?? null, claim.pk, claim.attempt, claim.createdAt,
     ],
-  });
+  };
 }
 
 function fingerprint(request: object): string {
