@@ -77,12 +77,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
   const closers: (() => Promise<void>)[] = [];
   const urls: Record<string, string> = {};
 
-  const runtimeOptions = (service: string) => ({
-    ...(options.logDestination ? { logger: createLogger({ service, level: 'trace', destination: options.logDestination }) } : {}),
-    // As services/wallet/src/main.ts starts it.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    ...(service === 'wallet' ? { primaryPool: (require('../services/wallet/src') as typeof import('../services/wallet/src')).WALLET_DATABASE_POOL } : {}),
-  });
+  const runtimeOptions = (service: string) =>
+    options.logDestination ? { logger: createLogger({ service, level: 'trace', destination: options.logDestination }) } : {};
 
   const startOne = async (name: ServiceName, config: Config) => {
     const rt = await createRuntime(name, config, runtimeOptions(name));

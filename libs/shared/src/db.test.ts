@@ -1,4 +1,4 @@
-import { createKnex, MONEY_PATH_SETTINGS, withoutJit, withSettings } from './db';
+import { createKnex, MONEY_PATH_POOL, sessionSettings, withSettings } from './db';
 
 /** Every pool's connections run without JIT compilation, keeping the options their URL carries. */
 describe('createKnex', () => {
@@ -18,7 +18,7 @@ describe('createKnex', () => {
 
   it('When the URL sets jit itself, then that setting is kept', () => {
     const url = `${base}/postgres?options=${encodeURIComponent('-c jit=on')}`;
-    expect(withoutJit(url)).toBe(url);
+    expect(withSettings(url, sessionSettings())).toBe(url);
   });
 });
 
@@ -28,7 +28,7 @@ describe('createKnex with a pool policy', () => {
 
   it('When the money path\'s settings are given, then every connection runs them beside jit=off and the URL\'s options', async () => {
     const url = `${base}/postgres?options=${encodeURIComponent('-c default_transaction_read_only=on')}`;
-    const db = createKnex(url, 3, 'relay-test-policy', undefined, { warm: true, settings: MONEY_PATH_SETTINGS });
+    const db = createKnex(url, 3, 'relay-test-policy', undefined, MONEY_PATH_POOL);
     try {
       // Three connections at once, so that more than the first one is checked.
       const rows = await Promise.all(

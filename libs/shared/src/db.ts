@@ -44,7 +44,7 @@ export function createKnex(url: string, poolMax: number, applicationName: string
       : {}),
     client: 'pg',
     connection: {
-      connectionString: withSettings(withoutJit(url), policy.settings ?? {}),
+      connectionString: withSettings(url, sessionSettings(policy)),
       application_name: applicationName,
       // A connection kept for hours must notice a peer that vanished without a word (a NAT or load
       // balancer dropping it): TCP keepalives, and a warm pool's connections renewed every 30 to 35
@@ -65,15 +65,13 @@ export function createKnex(url: string, poolMax: number, applicationName: string
  * Every connection runs with PostgreSQL's JIT compilation off. The platform's statements are short:
  * money calls cost far below JIT's threshold, and the reporting totals, whose live parts the planner
  * over-estimates (it cannot know that the rollups leave it hours, not months, to count), crossed it
- * and spent 1.8 s compiling a statement that then ran in 0.1 s (30M transactions). Options already in
- * the URL (a read-only default, say) are kept.
+ * and spent 1.8 s compiling a statement that then ran in 0.1 s (30M transactions).
  */
-export function withoutJit(url: string): string {
-  const u = new URL(url);
-  const options = u.searchParams.get('options');
-  if (options && /\bjit\s*=/.test(options)) return url;
-  u.searchParams.set('options', [options, '-c jit=off'].filter(Boolean).join(' '));
-  return u.toString();
+const EVERY_CONNECTION: Record<string, string> = { jit: 'off' };
+
+/** The session settings a pool's connections start with: every connection's, then the policy's. */
+export function sessionSettings(policy: PoolPolicy = {}): Record<string, string> {
+  return { ...EVERY_CONNECTION, ...policy.settings };
 }
 
 /**
@@ -85,7 +83,10 @@ export function withoutJit(url: string): string {
  */
 export const MONEY_PATH_SETTINGS: Record<string, string> = { plan_cache_mode: 'force_generic_plan' };
 
-/** `-c name=value` for each setting, added to the URL's options (one already there is kept). */
+/** The wallet's pool: every connection kept, with the money path's settings. */
+export const MONEY_PATH_POOL: PoolPolicy = { warm: true, settings: MONEY_PATH_SETTINGS };
+
+/** `-c name=value` for each setting, added to the URL's options; one already there is kept (a read-only default, say). */
 export function withSettings(url: string, settings: Record<string, string>): string {
   const u = new URL(url);
   const options = u.searchParams.get('options') ?? '';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { type Config, loadConfig, type ServiceName } from './config';
-import { closeDatabase, createDatabase, type Database, type PoolPolicy } from './db';
+import { closeDatabase, createDatabase, MONEY_PATH_POOL, type Database, type PoolPolicy } from './db';
 import { closeRedis, createRedis } from './redis';
 import { ChangeBus } from './cache';
 import { ServiceMetrics } from './metrics';
@@ -32,13 +32,14 @@ export interface RuntimeOptions {
   defaultMetrics?: boolean;
   /** The `service` label of this process's metrics when it is not the service's API (the notifier worker). */
   metricsService?: string;
-  /** How the primary pool keeps its connections (the wallet's: warm, MONEY_PATH_SETTINGS). */
-  primaryPool?: PoolPolicy;
 }
+
+/** Primary pools that differ from the default: the wallet's, on the money path (db.ts). */
+const PRIMARY_POOLS: Partial<Record<ServiceName, PoolPolicy>> = { wallet: MONEY_PATH_POOL };
 
 export async function createRuntime(name: ServiceName, config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
-  const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: config.DATABASE_POOL_MAX, name, log: logger, primaryPool: options.primaryPool });
+  const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: config.DATABASE_POOL_MAX, name, log: logger, primaryPool: PRIMARY_POOLS[name] });
   const redis = createRedis(config.REDIS_URL, 'client');
   const bus = new ChangeBus(config.REDIS_URL, config.REDIS_KEY_PREFIX, redis);
   await bus.start();
@@ -97,14 +98,13 @@ const PORT_KEYS = {
 export function serviceMain(
   name: ServiceName,
   start: (rt: Runtime, port: number) => Promise<{ server: RunningServer; close?: () => Promise<void> }>,
-  options: Pick<RuntimeOptions, 'primaryPool'> = {},
 ): void {
   const config = loadConfig(process.env, { process: name });
   const logger = createLogger({ service: name, level: config.LOG_LEVEL });
   void runMain(logger, config.SHUTDOWN_TIMEOUT_MS, async (shutdown) => {
     // Before anything that could make a span: the pools, Redis and the app.
     const telemetry = await startTelemetry(`relay-${name}`, { logger });
-    const rt = await createRuntime(name, config, { logger, defaultMetrics: true, primaryPool: options.primaryPool });
+    const rt = await createRuntime(name, config, { logger, defaultMetrics: true });
     const started = await start(rt, config[PORT_KEYS[name]]);
     shutdown.register('stop accepting and drain requests', async () => {
       markStopping(rt);

@@ -1,11 +1,8 @@
-import { createCasinoClient, currentContext, listen, MONEY_PATH_SETTINGS, sharePoolByTenant, Registry, SessionStore, type PoolPolicy, type Runtime, type RunningServer } from '@relay/shared';
+import { createCasinoClient, currentContext, listen, sharePoolByTenant, Registry, SessionStore, type Runtime, type RunningServer } from '@relay/shared';
 import { createWalletApp } from './app';
 import { moneyCallMetrics } from './routes/money-call-metrics';
 import { registerAbandonedMetrics } from './domain/abandoned-metrics';
 import type { MovementDeps } from './domain/money-movement';
-
-/** The wallet's database pool: every connection kept, the money statements' generic plans forced (libs/shared db.ts). */
-export const WALLET_DATABASE_POOL: PoolPolicy = { warm: true, settings: MONEY_PATH_SETTINGS };
 
 export async function startWallet(rt: Runtime, port: number): Promise<{ server: RunningServer; close: () => Promise<void> }> {
   // One game provider holds at most its share of the pool; the others always find connections.

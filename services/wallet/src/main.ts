@@ -1,4 +1,4 @@
 import { serviceMain } from '@relay/shared';
-import { startWallet, WALLET_DATABASE_POOL } from './index';
+import { startWallet } from './index';
 
-serviceMain('wallet', startWallet, { primaryPool: WALLET_DATABASE_POOL });
+serviceMain('wallet', startWallet);

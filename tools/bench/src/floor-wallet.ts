@@ -1,7 +1,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { IDENTITY_HEADER, IdentityVerifier, money, MONEY_PATH_SETTINGS, numberedPlaceholders, signCasinoRequest, toMoneyString, withoutJit, withSettings, type Statement } from '@relay/shared';
+import { IDENTITY_HEADER, IdentityVerifier, money, MONEY_PATH_POOL, numberedPlaceholders, signCasinoRequest, toMoneyString, sessionSettings, withSettings, type Statement } from '@relay/shared';
 import { claimOrFindStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
 import { required, serve } from './floor-process';
 
@@ -39,7 +39,7 @@ const world = JSON.parse(required('FLOOR_WORLD')) as World;
 const verifier = new IdentityVerifier(required('INTERNAL_AUTH_SECRET'));
 // The wallet's pool policy: its session settings, every connection kept (idleTimeoutMillis 0: never closed).
 const db = new pg.Pool({
-  connectionString: withSettings(withoutJit(required('DATABASE_URL')), MONEY_PATH_SETTINGS),
+  connectionString: withSettings(required('DATABASE_URL'), sessionSettings(MONEY_PATH_POOL)),
   max: Number(process.env.DATABASE_POOL_MAX ?? 20),
   idleTimeoutMillis: 0,
 });
