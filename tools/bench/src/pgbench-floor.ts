@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MONEY_PATH_SETTINGS, numberedPlaceholders, type Statement } from '@relay/shared';
+import { MONEY_PATH_POOL, numberedPlaceholders, sessionSettings, type Statement } from '@relay/shared';
 import { claimOrFindStatement, debitSuccessStatement, settleStatement, type MovementRecord, type SuccessFacts } from '@relay/wallet';
 
 /**
@@ -16,22 +16,31 @@ import { claimOrFindStatement, debitSuccessStatement, settleStatement, type Move
  * twice pgbench's tps.
  */
 export function pgbenchFloor(dbUrl: string, seconds: number, clients = 16, names: FloorNames = BENCH_NAMES): { tps: number; callsPerSecond: number; script: string } | null {
-  if (spawnSync('pgbench', ['--version']).status !== 0) return null;
+  if (!hasPgbench()) return null;
   const script = pgbenchScript(names);
+  // The wallet's session settings, as its connections run them.
+  const tps = pgbenchTps(dbUrl, script, { clients, seconds, settings: sessionSettings(MONEY_PATH_POOL) });
+  return { tps, callsPerSecond: 2 * tps, script };
+}
+
+export function hasPgbench(): boolean {
+  return spawnSync('pgbench', ['--version']).status === 0;
+}
+
+/** pgbench's transactions per second for `script`, with prepared statements, its connections starting with `settings`. */
+export function pgbenchTps(dbUrl: string, script: string, run: { clients: number; seconds: number; settings: Record<string, string> }): number {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-pgbench-'));
   try {
-    const file = path.join(dir, 'money-pair.sql');
+    const file = path.join(dir, 'script.sql');
     writeFileSync(file, script);
-    // The wallet's session settings (MONEY_PATH_SETTINGS, jit off), as its connections run them.
-    const settings = Object.entries({ jit: 'off', ...MONEY_PATH_SETTINGS }).map(([name, value]) => `-c ${name}=${value}`);
-    const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', file, dbUrl], {
+    const options = Object.entries(run.settings).map(([name, value]) => `-c ${name}=${value}`);
+    const result = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(run.clients), '-j', '2', '-T', String(run.seconds), '-f', file, dbUrl], {
       encoding: 'utf8',
-      env: { ...process.env, PGOPTIONS: [process.env.PGOPTIONS, ...settings].filter(Boolean).join(' ') },
+      env: { ...process.env, PGOPTIONS: [process.env.PGOPTIONS, ...options].filter(Boolean).join(' ') },
     });
-    const match = /tps = ([\d.]+)/.exec(run.stdout ?? '');
-    if (run.status !== 0 || !match) throw new Error(`pgbench failed: ${run.stderr || run.stdout}`);
-    const tps = Number(match[1]);
-    return { tps, callsPerSecond: 2 * tps, script };
+    const match = /tps = ([\d.]+)/.exec(result.stdout ?? '');
+    if (result.status !== 0 || !match) throw new Error(`pgbench failed: ${result.stderr || result.stdout}`);
+    return Number(match[1]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,12 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { dropDatabase, migrateToLatest, MONEY_PATH_SETTINGS } from '@relay/shared';
+import { dropDatabase, migrateToLatest, MONEY_PATH_SETTINGS, sessionSettings } from '@relay/shared';
 import { machine, ROOT } from './harness';
-import { pgbenchScript } from './pgbench-floor';
+import { hasPgbench, pgbenchScript, pgbenchTps } from './pgbench-floor';
 
 /**
  * How PostgreSQL's plan cache treats the wallet's money statements as monthly partitions
@@ -23,24 +21,12 @@ const SECONDS = Number(process.env.BENCH_PLAN_SECONDS ?? 8);
 const CLIENTS = Number(process.env.BENCH_PLAN_CLIENTS ?? 4);
 const PAST_MONTHS = Number(process.env.BENCH_PLAN_MONTHS ?? 24);
 const MODES = ['auto', 'force_generic_plan', 'force_custom_plan'] as const;
-const MONEY_TABLES = ['transactions', 'transaction_attempts', 'rounds'];
-
-function pairsPerSecond(dbUrl: string, file: string, mode: string): number {
-  const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', file, dbUrl], {
-    encoding: 'utf8',
-    env: { ...process.env, PGOPTIONS: `-c jit=off -c plan_cache_mode=${mode}` },
-  });
-  const match = /tps = ([\d.]+)/.exec(run.stdout ?? '');
-  if (run.status !== 0 || !match) throw new Error(`pgbench failed: ${run.stderr || run.stdout}`);
-  return Number(match[1]);
-}
 
 export async function runPlanCacheBench(): Promise<string> {
-  if (spawnSync('pgbench', ['--version']).status !== 0) throw new Error('pgbench is not installed');
+  if (!hasPgbench()) throw new Error('pgbench is not installed');
   const dbUrl = `postgres://postgres@127.0.0.1:5432/relay_bench_plans_${Date.now()}_${randomBytes(2).toString('hex')}`;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-plans-'));
-  const file = path.join(dir, 'money-pair.sql');
-  writeFileSync(file, pgbenchScript());
+  const script = pgbenchScript();
+  const pairsPerSecond = (mode: string) => pgbenchTps(dbUrl, script, { clients: CLIENTS, seconds: SECONDS, settings: { ...sessionSettings(), plan_cache_mode: mode } });
   await migrateToLatest(dbUrl);
   const client = new pg.Client({ connectionString: dbUrl });
   await client.connect();
@@ -53,8 +39,9 @@ export async function runPlanCacheBench(): Promise<string> {
       [
         `with ${PAST_MONTHS} past months`,
         async () => {
+          const tables = (await client.query<{ t: string }>('SELECT DISTINCT parent_table AS t FROM ledger_partitions')).rows.map((r) => r.t);
           for (let month = 1; month <= PAST_MONTHS; month++) {
-            for (const table of MONEY_TABLES) {
+            for (const table of tables) {
               await client.query(`SELECT ledger_create_partition($1, (date_trunc('month', now() AT TIME ZONE 'UTC') - make_interval(months => $2))::date)`, [table, month]);
             }
           }
@@ -66,7 +53,7 @@ export async function runPlanCacheBench(): Promise<string> {
       const count = await partitions();
       // Two rounds, the modes interleaved within each: the ratios are read within a round.
       const perMode = new Map<string, number[]>(MODES.map((m) => [m, []]));
-      for (let round = 0; round < 2; round++) for (const mode of MODES) perMode.get(mode)!.push(pairsPerSecond(dbUrl, file, mode));
+      for (let round = 0; round < 2; round++) for (const mode of MODES) perMode.get(mode)!.push(pairsPerSecond(mode));
       const fmt = (m: string) => perMode.get(m)!.map((v) => Math.round(v).toLocaleString('en')).join(', ');
       rows.push(`| ${layout} | ${count} | ${fmt('auto')} | ${fmt('force_generic_plan')} | ${fmt('force_custom_plan')} |`);
     }
@@ -92,16 +79,21 @@ export async function runPlanCacheBench(): Promise<string> {
   } finally {
     await client.end();
     await dropDatabase(dbUrl).catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 if (require.main === module) {
   runPlanCacheBench().then(
     (md) => {
-      const results = path.join(ROOT, 'tools/bench/results');
-      mkdirSync(results, { recursive: true });
-      writeFileSync(path.join(results, 'plan-cache.md'), `${md}\n`);
+      // As the money bench does: a run with other settings is printed, never recorded.
+      const knobs = ['BENCH_PLAN_SECONDS', 'BENCH_PLAN_CLIENTS', 'BENCH_PLAN_MONTHS'].filter((k) => process.env[k]);
+      if (knobs.length === 0) {
+        const results = path.join(ROOT, 'tools/bench/results');
+        mkdirSync(results, { recursive: true });
+        writeFileSync(path.join(results, 'plan-cache.md'), `${md}\n`);
+      } else {
+        console.error(`not recorded in tools/bench/results (set: ${knobs.join(', ')})`);
+      }
       console.log(md);
     },
     (err) => {
