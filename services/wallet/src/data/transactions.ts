@@ -73,7 +73,11 @@ const COLUMNS: [keyof MovementRecord, string][] = [
 ];
 
 // Columns a fresh attempt rewrites (the identity of the transaction, its keys, stays).
-const REWRITTEN = COLUMNS.map(([, c]) => c).filter((c) => !['provider_id', 'transaction_id', 'category', 'group_id'].includes(c));
+const REWRITTEN = COLUMNS.filter(([, c]) => !['provider_id', 'transaction_id', 'category', 'group_id'].includes(c));
+
+/** The record's columns as a claim and a revival insert them, and their placeholders. */
+const RECORD_COLUMNS = COLUMNS.map(([, c]) => c).join(', ');
+const RECORD_PLACEHOLDERS = COLUMNS.map(() => '?').join(', ');
 
 /**
  * The idempotency claim of a new transactionId, as ONE atomic statement: insert its key, the
@@ -100,8 +104,8 @@ const CLAIM_CTES = `
       RETURNING id, created_at
     ),
     claimed AS (
-      INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
-      SELECT k.id, ${COLUMNS.map(() => '?').join(', ')}, 'PENDING', ?, 1, now(), k.created_at, now() FROM k
+      INSERT INTO transactions (id, ${RECORD_COLUMNS}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
+      SELECT k.id, ${RECORD_PLACEHOLDERS}, 'PENDING', ?, 1, now(), k.created_at, now() FROM k
       RETURNING id, attempt, created_at
     ),
     att AS (
@@ -199,11 +203,10 @@ export async function takeOverTransaction(db: Knex, existing: ExistingTransactio
  * takeover may rewrite what they counted (game, amount, currency).
  */
 export function takeOverStatement(pk: string, createdAt: string, m: MovementRecord, request: object, inFlightSeconds: number): Statement {
-  const rewritten = COLUMNS.filter(([, c]) => REWRITTEN.includes(c));
   const sql = `
     WITH claimed AS (
       UPDATE transactions SET
-        ${rewritten.map(([, c]) => `${c} = ?`).join(', ')},
+        ${REWRITTEN.map(([, c]) => `${c} = ?`).join(', ')},
         status = 'PENDING', request_fingerprint = ?,
         attempt = attempt + 1, claimed_at = now(), updated_at = now(),
         balance = NULL, username = NULL, error_code = NULL, error_message = NULL, completed_at = NULL
@@ -226,7 +229,7 @@ export function takeOverStatement(pk: string, createdAt: string, m: MovementReco
   return {
     sql,
     bindings: [
-      ...rewritten.map(([k]) => m[k]),
+      ...REWRITTEN.map(([k]) => m[k]),
       fingerprint(request),
       pk,
       createdAt,
@@ -247,7 +250,6 @@ export function takeOverStatement(pk: string, createdAt: string, m: MovementReco
  * exactly one of concurrent repeats win, as for a takeover.
  */
 export function reviveStatement(m: MovementRecord, request: object, inFlightSeconds: number): Statement {
-  const placeholders = COLUMNS.map(() => '?').join(', ');
   const sql = `
     WITH k AS (
       -- RETURNING shows the new row: the old state comes from the joined read of the same key.
@@ -262,8 +264,8 @@ export function reviveStatement(m: MovementRecord, request: object, inFlightSeco
       RETURNING key.id, key.created_at, (old.last->>'attempt')::int + 1 AS attempt
     ),
     claimed AS (
-      INSERT INTO transactions (id, ${COLUMNS.map(([, c]) => c).join(', ')}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
-      SELECT k.id, ${placeholders}, 'PENDING', ?, k.attempt, now(), k.created_at, now() FROM k
+      INSERT INTO transactions (id, ${RECORD_COLUMNS}, status, request_fingerprint, attempt, claimed_at, created_at, updated_at)
+      SELECT k.id, ${RECORD_PLACEHOLDERS}, 'PENDING', ?, k.attempt, now(), k.created_at, now() FROM k
       RETURNING id, attempt, created_at
     )
     INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request, started_at)
