@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -163,4 +163,20 @@ export async function repeat(concurrency: number, units: number, unit: () => Pro
 export function machine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   return `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+/**
+ * Writes a bench's section to tools/bench/results/<name>.md, the source of BENCHMARKS.md, only for
+ * a standard run: with any of `knobs` set (a profiling or what-if run) it is printed, never recorded.
+ */
+export function recordResult(name: string, md: string, knobs: string[]): void {
+  const set = knobs.filter((k) => process.env[k]);
+  if (set.length === 0) {
+    const dir = path.join(ROOT, 'tools/bench/results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `${name}.md`), `${md}\n`);
+  } else {
+    console.error(`not recorded in tools/bench/results (set: ${set.join(', ')})`);
+  }
+  console.log(md);
 }

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Pool } from 'undici';
 import { dropDatabase, loadConfig, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
@@ -9,7 +7,7 @@ import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
 import { startFloor, type FloorPlayer as Player } from './floor';
 import { pgbenchFloor } from './pgbench-floor';
 import { pgStatementsAround } from './pg-statements';
-import { fixedRate, freePort, machine, rateLimitMethod, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
+import { fixedRate, freePort, machine, rateLimitMethod, recordResult, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
 
 /**
  * Cash-out + cash-in pairs through the gateway (every service in its own process, as `npm start`
@@ -336,19 +334,7 @@ function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, replayCp
 
 if (require.main === module) {
   runMoneyBench().then(
-    (md) => {
-      // Only the standard run replaces the recorded figures: a profiling or what-if run (any of
-      // the BENCH_ knobs below) is printed, never written over BENCHMARKS.md's source.
-      const knobs = ['BENCH_ONLY', 'BENCH_RATES', 'BENCH_LOG_LEVEL', 'BENCH_PG_SOCKET', 'BENCH_SECONDS', 'RELAY_NODE_ARGS', 'BENCH_PG_STATEMENTS'].filter((k) => process.env[k]);
-      if (knobs.length === 0) {
-        const dir = path.join(ROOT, 'tools/bench/results');
-        mkdirSync(dir, { recursive: true });
-        writeFileSync(path.join(dir, 'money.md'), `${md}\n`);
-      } else {
-        console.error(`not recorded in tools/bench/results (set: ${knobs.join(', ')})`);
-      }
-      console.log(md);
-    },
+    (md) => recordResult('money', md, ['BENCH_ONLY', 'BENCH_RATES', 'BENCH_LOG_LEVEL', 'BENCH_PG_SOCKET', 'BENCH_SECONDS', 'RELAY_NODE_ARGS', 'BENCH_PG_STATEMENTS']),
     (err) => {
       console.error(err);
       process.exit(1);

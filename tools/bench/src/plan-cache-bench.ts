@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
 import { dropDatabase, migrateToLatest, MONEY_PATH_SETTINGS, sessionSettings } from '@relay/shared';
-import { machine, ROOT } from './harness';
+import { machine, recordResult } from './harness';
 import { hasPgbench, pgbenchScript, pgbenchTps } from './pgbench-floor';
 
 /**
@@ -84,18 +82,7 @@ export async function runPlanCacheBench(): Promise<string> {
 
 if (require.main === module) {
   runPlanCacheBench().then(
-    (md) => {
-      // As the money bench does: a run with other settings is printed, never recorded.
-      const knobs = ['BENCH_PLAN_SECONDS', 'BENCH_PLAN_CLIENTS', 'BENCH_PLAN_MONTHS'].filter((k) => process.env[k]);
-      if (knobs.length === 0) {
-        const results = path.join(ROOT, 'tools/bench/results');
-        mkdirSync(results, { recursive: true });
-        writeFileSync(path.join(results, 'plan-cache.md'), `${md}\n`);
-      } else {
-        console.error(`not recorded in tools/bench/results (set: ${knobs.join(', ')})`);
-      }
-      console.log(md);
-    },
+    (md) => recordResult('plan-cache', md, ['BENCH_PLAN_SECONDS', 'BENCH_PLAN_CLIENTS', 'BENCH_PLAN_MONTHS']),
     (err) => {
       console.error(err);
       process.exit(1);
