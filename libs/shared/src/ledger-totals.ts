@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LATE_COMPLETION } from './migrations/021_late_completion_indexes';
 
 /**
  * Exact aggregates of the money history from the daily rollups (migration 009, docs/ledger.md
@@ -9,7 +10,10 @@ import type { Knex } from 'knex';
  *    takeover; for lists, in a month that still has its partition): rows final when counted. A
  *    closed day is counted whole; the day not closed yet (today) for [day, counted_until), usable
  *    when the range covers that span (migration 019);
- * 2. the rows of those days that were unfinished when counted (PENDING, OPEN), read live by key;
+ * 2. the rows of those days that were unfinished when counted (PENDING, OPEN), listed by key: as
+ *    many as the list's counts say while the filter names no status; otherwise those counts
+ *    corrected by the listed rows that finished since, which are fresh or late (migration 025,
+ *    movedRows), or, for the sums of rows still unfinished, every listed row read live;
  * 3. every other instant of the range (today from its counted_until, the edge days of a from/to,
  *    stale or uncounted days), counted live through the indexes, one created_at range at a time.
  *
@@ -58,8 +62,8 @@ export interface SourceSpec {
   requirePartition: boolean;
   /**
    * The name of a CTE of the caller's statement holding listedToLookUp() of this period and filter:
-   * the transactions' sources read the listed rows still to look up from it instead of computing
-   * them each (see listedToLookUp).
+   * the transactions' sources of a finished status read the listed rows that moved from it instead
+   * of computing them each (see listedToLookUp).
    */
   listed?: string;
 }
@@ -157,31 +161,51 @@ const listedColumns = (table: LedgerTable) =>
  */
 const liveRowOf = (table: LedgerTable) => `JOIN ${table} l ON l.id = u.id AND l.created_at = u.created_at AND l.group_id = u.group_id`;
 
+/** The key of a finished row: completed_at (transactions), settled_at (rounds); NULL while unfinished. */
+const KEY_COLUMN: Record<LedgerTable, 'completed_at' | 'settled_at'> = { transactions: 'completed_at', rounds: 'settled_at' };
+
 /**
- * The keys (group_id, created_at, id) of the table's rows that are unfinished NOW (PENDING, OPEN)
- * and created in the spec's range, for the studios the unfinished list holds: the only rows of the
- * list that can still be unfinished. Read per studio (a skip scan of the list's (parent, group_id,
- * day) index finds them in a few probes) from the status index, index-only: 015's (group_id,
- * status, created_at DESC, id) for transactions, 017's open rounds for rounds. `OFFSET 0` keeps each
- * studio's read a separate scan with its studio as index condition: flattened into a join, the
- * planner read the pending rows through 007's (claimed_at) WHERE status <> 'SUCCESS', one table row
- * each (at 30M, 0.9 s for a month against 15 ms).
+ * The listed rows of the usable days that are not unfinished any more (they finished after the job
+ * listed them), with their live columns, as a SELECT of listedColumns. Every such row is fresh or
+ * late (migration 025): a listed row the job marked not fresh was created more than
+ * LATE_COMPLETION before anything that can still finish it started, so it can only finish late, and
+ * 021's partial index of late rows then holds it. So they are read from two small sets, whatever the
+ * number of rows still unfinished (the benchmark's 1 % of stuck rows, 75,000 open rounds of the
+ * largest studio at 30M, are not read at all):
+ *
+ * - the fresh listed rows (025's partial index), each looked up, kept when finished now;
+ * - the late rows of the range (021's index, leading with the studio: the caller's one studio, or each
+ *   studio the list holds, by a skip scan), kept when the list holds them not fresh (its primary key).
+ *
+ * The two are disjoint (fresh, not fresh), and a row is read in one snapshot: each moved row once.
  */
-function unfinishedNowKeys(read: Knex, spec: SourceSpec, studio: string | undefined): Knex.Raw {
+function movedRows(read: Knex, spec: SourceSpec, studio: string | undefined): Knex.Raw {
   const { table } = spec;
-  const range = `p.created_at >= coalesce(?::timestamptz, '-infinity') AND p.created_at < coalesce(?::timestamptz, 'infinity')`;
-  if (studio !== undefined) {
-    // The caller's one studio: its range of the status index, nothing of the others.
-    return read.raw(`SELECT p.group_id, p.created_at, p.id FROM ${table} p WHERE p.group_id = ? AND p.status = ? AND ${range}`,
-      [studio, UNFINISHED_STATUS[table], bound(spec.from), bound(spec.until)]);
-  }
-  return read.raw(
-    `SELECT n.group_id, n.created_at, n.id FROM (?) studio
-     CROSS JOIN LATERAL (SELECT p.group_id, p.created_at, p.id FROM ${table} p
-        WHERE p.group_id = studio.v AND p.status = ? AND ${range}
-        OFFSET 0) n`,
-    [distinctBySkipScan(read, 'ledger_rollup_unfinished', 'group_id', { column: 'parent', value: table }), UNFINISHED_STATUS[table], bound(spec.from), bound(spec.until)],
+  const days = () => inDays(read, spec, 'u', usableDays(read, spec));
+  const fresh = read.raw(
+    `SELECT ${listedColumns(table)} FROM ledger_rollup_unfinished u ${liveRowOf(table)}
+      WHERE u.parent = ? AND u.fresh AND ?${studio === undefined ? '' : ' AND u.group_id = ?'} AND l.status <> ?`,
+    [table, days(), ...(studio === undefined ? [] : [studio]), UNFINISHED_STATUS[table]],
   );
+  // The predicate of 021's partial index, as written there: the planner uses the index only then.
+  const lateOf = (studioExpr: string) =>
+    `SELECT p.group_id, p.created_at, p.id FROM ${table} p
+      WHERE p.group_id = ${studioExpr} AND (${LATE_COMPLETION.condition(KEY_COLUMN[table])})
+        AND p.created_at >= coalesce(?::timestamptz, '-infinity') AND p.created_at < coalesce(?::timestamptz, 'infinity')`;
+  const range = [bound(spec.from), bound(spec.until)];
+  const lateKeys = studio !== undefined
+    ? read.raw(lateOf('?'), [studio, ...range])
+    // OFFSET 0: each studio's read stays a scan of its own range of the index.
+    : read.raw(`SELECT n.group_id, n.created_at, n.id FROM (?) studio CROSS JOIN LATERAL (${lateOf('studio.v')} OFFSET 0) n`,
+      [distinctBySkipScan(read, 'ledger_rollup_unfinished', 'group_id', { column: 'parent', value: table }), ...range]);
+  const late = read.raw(
+    `SELECT ${listedColumns(table)} FROM (?) k
+       JOIN ledger_rollup_unfinished u ON u.parent = ? AND u.day = (k.created_at AT TIME ZONE 'UTC')::date AND u.id = k.id AND u.created_at = k.created_at
+       JOIN ${table} l ON l.id = k.id AND l.created_at = k.created_at AND l.group_id = k.group_id
+      WHERE NOT u.fresh AND ?`,
+    [lateKeys, table, days()],
+  );
+  return read.raw('(?) UNION ALL (?)', [fresh, late]);
 }
 
 /**
@@ -189,77 +213,51 @@ function unfinishedNowKeys(read: Knex, spec: SourceSpec, studio: string | undefi
  * ledger's column names: the filter columns come from the unfinished list, the rest from the live
  * row. A simple subquery, so PostgreSQL pulls it up and the caller's filter on studio, casino,
  * game, currency or category narrows the list (by its indexes) before any live row is looked up.
- * With the studio in the join (liveRowOf), the planner reads a status filter's live side from the (group_id, status, created_at) index instead of every
- * unsettled row of every studio. A FAILED filter without a studio reads the failed rows of 017's
- * partial index (index-only: key, studio and amount) and hash-joins them with the list.
  *
- * finishedOnly (antiJoin): the caller keeps only rows of the usual finished status (SUCCESS). The
- * listed rows still unfinished now, which on a ledger with stuck rows are nearly all of them (the job
- * recounts a day as soon as one of its listed rows finishes), are then left out by a hash anti-join
- * with unfinishedNowKeys (of the caller's studio, or of every studio) before any live row is read: a
- * month's report looked up 25,000 pending rows one by one to find none of them successful (160 ms at
- * 30M).
+ * finished: the caller keeps only rows of a finished status (SUCCESS, FAILED, SETTLED): a listed row
+ * has one only if it moved (movedRows), so only those are read. A statement that reads them twice
+ * (a report's sums and players) names its CTE of them in `listed` (listedToLookUp).
  */
-function unfinishedRows(read: Knex, spec: SourceSpec, finishedOnly: AntiJoin | false = false): Knex.Raw {
+function listedRows(read: Knex, spec: SourceSpec, finished: boolean, studio: string | undefined): Knex.Raw {
   const { table } = spec;
-  if (!finishedOnly) {
+  if (!finished) {
     return read.raw(`(SELECT ${listedColumns(table)} FROM ledger_rollup_unfinished u ${liveRowOf(table)}
        WHERE u.parent = ? AND ?) AS t`, [table, inDays(read, spec, 'u', usableDays(read, spec))]);
   }
-  // Computed once by the caller's statement (listedToLookUp), read here.
   if (spec.listed !== undefined && table === 'transactions') return read.raw('?? AS t', [spec.listed]);
-  return read.raw('(?) AS t', [listedStillToLookUp(read, spec, finishedOnly)]);
+  return read.raw('(?) AS t', [movedRows(read, spec, studio)]);
 }
 
 /**
- * unfinishedRows' anti-joined list, with its live rows: the rows a finished status may match.
- * OFFSET 0: the anti-join runs before the lookups (left to itself the planner, which expects next to
- * no listed row, looked every one up first). The caller's filter then narrows the rows the anti-join
- * keeps, not the list's index scan, except for the studio, which is applied inside (anti-joined with
- * that studio's keys alone): the list of the period is read once.
+ * The listed transactions of a period that moved (movedRows), with their live columns, for a statement
+ * with two sources that read them, a report's sums (ledgerSource) and its players (ledgerPlayerBits):
+ * the caller makes it a MATERIALIZED CTE and names it in both specs' `listed`, so it is read once.
  */
-function listedStillToLookUp(read: Knex, spec: SourceSpec, { studio }: AntiJoin): Knex.Raw {
-  const { table } = spec;
-  return read.raw(`SELECT ${listedColumns(table)} FROM (
-       SELECT u.* FROM ledger_rollup_unfinished u
-        WHERE u.parent = ? AND ?${studio === undefined ? '' : ' AND u.group_id = ?'}
-          AND NOT EXISTS (SELECT 1 FROM (?) n WHERE n.group_id = u.group_id AND n.created_at = u.created_at AND n.id = u.id)
-       OFFSET 0) u ${liveRowOf(table)}`,
-    [table, inDays(read, spec, 'u', usableDays(read, spec)), ...(studio === undefined ? [] : [studio]), unfinishedNowKeys(read, spec, studio)]);
-}
-
-/**
- * The listed transactions of a period that a total of successful ones must look up (the listed rows
- * not pending any more, with their live columns), for a statement with two sources that read them,
- * a report's sums (ledgerSource) and its players (ledgerPlayerBits): the caller makes it a
- * MATERIALIZED CTE and names it in both specs' `listed`, so the anti-join runs once (about 40 ms of a
- * month's report at 30M, each time). Null when the sources would not anti-join (a casino without a
- * studio): each then reads the list narrowed to the filter, which a CTE computed beforehand would not be.
- */
-export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dims' | 'listed'>): Knex.Raw | null {
+export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dims' | 'listed'>): Knex.Raw {
   const s: SourceSpec = { ...spec, table: 'transactions', dims: [] };
-  const anti = antiJoin(narrowed(read, s));
-  return anti ? listedStillToLookUp(read, s, anti) : null;
+  return movedRows(read, s, studioOf(narrowed(read, s)));
 }
 
 /**
- * The listed rounds of the usable days with their status now, for a caller that reads the number of
- * rows alone: a round is OPEN or SETTLED and never reopens, so a listed round is OPEN now exactly
- * when it is among the open rounds of the range (unfinishedNowKeys, from 017's partial index), and
- * SETTLED otherwise. One hash join of the list with those keys instead of a lookup of every listed
- * round (a probe of the open-rounds index each cost a month's report 130 ms at 30M). A listed round
- * whose row has left with its legacy month while the month is being removed counts as settled here
- * (it left final or open; its month's rollups are replaced when it is archived).
+ * The listed rows' number per day and key with their status now, as a table aliased `t` (day, the
+ * list's kept columns, status, n), for a count that names or groups by the status: the list's counts
+ * (024) as unfinished, and each row that moved (movedRows) once under its status now and once less
+ * as unfinished. Neither the list nor the live rows of the rows still unfinished are read. A listed
+ * row whose table row has left (its month being removed; an archived month's list is emptied) counts
+ * as it was listed.
  */
-function unfinishedRoundsNow(read: Knex, spec: SourceSpec, anti: AntiJoin | false): Knex.Raw {
-  const kept = UNFINISHED_KEPT.rounds.map((c) => `u.${c}`);
-  // A casino's (no studio): its listed rounds, a twentieth of the list, each probing the open
-  // index, cost less than hashing every studio's open rounds of the range.
-  const open = anti ? read.raw('(?)', [unfinishedNowKeys(read, { ...spec, table: 'rounds' }, anti.studio)]) : read.raw(`(SELECT id, created_at, group_id FROM rounds WHERE status = 'OPEN')`);
-  return read.raw(`(SELECT ${kept.join(', ')}, u.id, u.created_at, CASE WHEN o.id IS NULL THEN 'SETTLED' ELSE 'OPEN' END AS status
-      FROM ledger_rollup_unfinished u
-      LEFT JOIN ? o ON o.group_id = u.group_id AND o.created_at = u.created_at AND o.id = u.id
-     WHERE u.parent = 'rounds' AND ?) AS t`, [open, inDays(read, spec, 'u', usableDays(read, spec))]);
+function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefined): Knex.Raw {
+  const { table } = spec;
+  const kept = UNFINISHED_KEPT[table];
+  const unfinished = UNFINISHED_STATUS[table];
+  return read.raw(
+    `(SELECT c.day, ${kept.map((c) => `c.${c}`).join(', ')}, ?::text AS status, c.n
+        FROM ledger_rollup_unfinished_counts c WHERE c.parent = ? AND ?
+      UNION ALL
+      SELECT (m.created_at AT TIME ZONE 'UTC')::date, ${kept.map((c) => `m.${c}`).join(', ')}, v.status, v.n
+        FROM (?) m CROSS JOIN LATERAL (VALUES (?::text, -1::bigint), (m.status, 1::bigint)) v(status, n)) AS t`,
+    [unfinished, table, inDays(read, spec, 'c', usableDays(read, spec)), movedRows(read, spec, studio), unfinished],
+  );
 }
 
 /** The same columns as SUMS' rows, for a part read only for its number of rows `n` (over the list's counts of 024: sum(t.n)). */
@@ -295,24 +293,16 @@ function narrowsStatus(named: Narrowed): boolean {
   return [...named.columns].some((c) => !kept.has(c));
 }
 
-/** The status most finished rows end in: a filter on it keeps nearly every row of the rollups. */
-const USUAL_STATUS: Record<LedgerTable, string> = { transactions: 'SUCCESS', rounds: 'SETTLED' };
-
-/** How the listed rows still unfinished are left out: within one studio, or across every studio. */
-interface AntiJoin {
-  studio?: string;
+/** The one studio the filter asks for, if it asks for one (the late rows are then read in its range of the index alone). */
+function studioOf(named: Narrowed): string | undefined {
+  const studio = named.equals('group_id');
+  return typeof studio === 'string' ? studio : undefined;
 }
 
-/**
- * Whether to leave the listed rows still unfinished out by an anti-join with the keys of the
- * range's unfinished rows (unfinishedNowKeys) rather than look each listed row up: for the whole
- * platform (every studio's keys) or one studio (its keys alone), not for a casino without a studio,
- * whose listed rows, a small part of each studio's, are cheaper to look up than every studio's keys.
- */
-function antiJoin(named: Narrowed): AntiJoin | false {
-  const studio = named.equals('group_id');
-  if (typeof studio === 'string') return { studio };
-  return named.columns.has('provider_id') ? false : {};
+/** Whether the filter asks for one finished status (any but the unfinished one): only moved rows of the list can match. */
+function asksFinished(table: LedgerTable, named: Narrowed): boolean {
+  const status = named.equals('status');
+  return typeof status === 'string' && status !== UNFINISHED_STATUS[table];
 }
 
 /** Each live created_at range of the spec, joined to a query over the rows in it (alias `x`). */
@@ -326,8 +316,8 @@ function overLiveRanges(read: Knex, spec: SourceSpec, perRange: Knex.QueryBuilde
 /**
  * The aggregate source: rows of (dims..., n, sums) whose sums per group are exact. A group may
  * appear once per part: the caller sums again (SELECT dims, sum(n) ... FROM (source) GROUP BY dims).
- * countOnly: the caller reads n alone (the sums may be null), which spares the unfinished rows'
- * live lookups when neither the filter nor the grouping names the status.
+ * countOnly: the caller reads n alone (the sums may be null), which spares the live lookups of the
+ * rows still unfinished: the list's counts say how many there are, corrected by the rows that moved.
  */
 export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): Knex.Raw {
   const { table, dims } = spec;
@@ -335,20 +325,18 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
     (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
   const named = narrowed(read, spec);
   const statusNamed = narrowsStatus(named);
-  // Only rows of the usual finished status are asked for: the listed rows still unfinished are left
-  // out before any is looked up (unfinishedRows). A FAILED filter keeps its hash join with 017's
-  // failed index, which already reads no pending row.
-  const finishedOnly = statusNamed && named.equals('status') === USUAL_STATUS[table] && antiJoin(named);
+  const studio = studioOf(named);
   const unfinished = countOnly && !dims.includes('status') && !statusNamed
     // Only the number of rows, and no status asked: the list's counts by day and key (024) answer,
     // no listed row nor live row is read (the row exists: its month has a partition, and only a
     // takeover, which marks the day stale, rewrites the columns the list keeps).
     ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished_counts as t').where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
       (d) => dimOfRollup(d, 't'), countColumns(table, 'sum(t.n)'))
-    : countOnly && table === 'rounds'
-      // Only the number of rows, by or of a status: the open-rounds index tells it, no row is read.
-      ? selectDims(read, spec.narrow(read(unfinishedRoundsNow(read, spec, antiJoin(named))), 't'), dims, (d) => dimOfRow(d, 't'), countColumns('rounds'))
-      : selectDims(read, spec.narrow(read(unfinishedRows(read, spec, finishedOnly)), 't'), dims, (d) => dimOfRow(d, 't'), countOnly ? countColumns(table) : SUMS[table].rows('t'));
+    : countOnly
+      // Only the number of rows, by or of a status: the list's counts corrected by the rows that moved.
+      ? selectDims(read, spec.narrow(read(listedCountsNow(read, spec, studio)), 't'), dims, (d) => dimOfRollup(d, 't'), countColumns(table, 'sum(t.n)'))
+      // Sums: of a finished status, only the rows that moved; otherwise every listed row, looked up.
+      : selectDims(read, spec.narrow(read(listedRows(read, spec, statusNamed && asksFinished(table, named), studio)), 't'), dims, (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   const live = selectDims(read, spec.narrow(read(`${table} as t`), 't').whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi'), dims,
     (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   return read.raw('(?) UNION ALL (?) UNION ALL (?)', [rollup, unfinished, overLiveRanges(read, spec, live)]);
@@ -397,7 +385,8 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
   const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('?', [inDays(read, spec, 'r', withoutBits)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
-  const unfinished = bets(spec.narrow(read(unfinishedRows(read, s, antiJoin(named))), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
+  // Successful bets: of the listed rows, only those that moved.
+  const unfinished = bets(spec.narrow(read(listedRows(read, s, true, studioOf(named))), 't')).distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));
   const live = bets(spec.narrow(read('transactions as t'), 't'))
     .whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi')
     .distinct(read.raw(cols((d) => dimOfRow(d, 't'), 't')));

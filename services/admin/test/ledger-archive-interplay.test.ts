@@ -52,7 +52,7 @@ test('When an archiving replaces a day\'s player list while the bitmap backfill 
   await c.query(`INSERT INTO ledger_archives (month, state) VALUES ($1, 'exported')`, [MONTH]);
   // Counted while p3's bet was pending (listed as unfinished, not a player), then answered.
   await countDay(sqlOf(c), DAY);
-  await c.query(`UPDATE transactions SET status = 'SUCCESS' WHERE player_id = 'p3'`);
+  await c.query(`UPDATE transactions SET status = 'SUCCESS', completed_at = now() WHERE player_id = 'p3'`);
   // As 020 finds a day counted before it: no bitmaps yet.
   for (const t of ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_days']) await c.query(`DELETE FROM ${t}`);
 

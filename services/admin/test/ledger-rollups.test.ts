@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import knexFactory, { type Knex } from 'knex';
 import { dropDatabase, ledgerCount, migrateToLatest, type LedgerTable } from '@relay/shared';
 import { notClosed, runRollups, watermark } from '../src/ledger/rollups';
+import { listingHorizon } from '../src/ledger/settled';
 
 /**
  * Exact totals from the daily rollups (docs/ledger.md, "Exact totals"): on random data over six
@@ -57,19 +58,21 @@ async function countedUntil(): Promise<number> {
 
 /** How the ledger changes after a day was counted. Returns the days a takeover marked. */
 async function changeAfterCounting(): Promise<string[]> {
-  await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 20)`);
+  // As the wallet's statements do: a row finishes with its key (completed_at, settled_at) set to now(),
+  // and a takeover clears it; totals rely on it to find the listed rows that finished (migration 025).
+  await db.raw(`UPDATE transactions SET status = 'SUCCESS', completed_at = now() WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 20)`);
   // A takeover rewrites a FAILED record (here its game and amount) and marks its day, as the wallet's statement does.
   await db.raw(`WITH taken AS (
-      UPDATE transactions SET status = 'PENDING', game_id = 3 - game_id, amount = amount + 1
+      UPDATE transactions SET status = 'PENDING', completed_at = NULL, game_id = 3 - game_id, amount = amount + 1
        WHERE id IN (SELECT id FROM transactions WHERE status = 'FAILED' ORDER BY random() LIMIT 10) RETURNING created_at)
     INSERT INTO rollup_stale_days (day) SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date FROM taken ON CONFLICT (day) DO UPDATE SET marked_at = now()`);
   // And one of today's, counted in today's partial rollup.
   const marked = await db.raw(`WITH taken AS (
-      UPDATE transactions SET status = 'PENDING', game_id = 3 - game_id, amount = amount + 1
+      UPDATE transactions SET status = 'PENDING', completed_at = NULL, game_id = 3 - game_id, amount = amount + 1
        WHERE id IN (SELECT id FROM transactions WHERE status = 'FAILED' AND created_at >= ? AND created_at < ? LIMIT 3) RETURNING created_at)
     INSERT INTO rollup_stale_days (day) SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date FROM taken ON CONFLICT (day) DO UPDATE SET marked_at = now()
     RETURNING to_char(day, 'YYYY-MM-DD') AS day`, [new Date(startOfToday), new Date(await countedUntil())]);
-  await db.raw(`UPDATE rounds SET status = 'SETTLED' WHERE id IN (SELECT id FROM rounds WHERE status = 'OPEN' ORDER BY random() LIMIT 20)`);
+  await db.raw(`UPDATE rounds SET status = 'SETTLED', settled_at = now() WHERE id IN (SELECT id FROM rounds WHERE status = 'OPEN' ORDER BY random() LIMIT 20)`);
   await fill(100, await countedUntil(), Date.now()); // today, after the job looked: from where it stopped counting
   return (marked.rows as { day: string }[]).map((r) => r.day);
 }
@@ -172,6 +175,65 @@ describe('exact totals from the daily rollups', () => {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
     }
   }, 120000);
+
+  it('When listed rows are old and still unfinished, then a run marks them not fresh, and totals still count every one that finishes afterwards: it finishes late, and the late rows find it', async () => {
+    await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 60_000 });
+    // As migration 025 leaves the rows listed before it: nothing known of when they were listed.
+    await db.raw('UPDATE ledger_rollup_unfinished SET fresh = true');
+    const run = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 60_000 });
+    const [old] = await sql<{ unfinished: number; finished: number }>(
+      `SELECT count(*) FILTER (WHERE coalesce(t.status, r.status) IN ('PENDING', 'OPEN'))::int AS unfinished,
+              count(*) FILTER (WHERE coalesce(t.status, r.status) NOT IN ('PENDING', 'OPEN'))::int AS finished
+         FROM ledger_rollup_unfinished u
+         LEFT JOIN transactions t ON u.parent = 'transactions' AND t.id = u.id AND t.created_at = u.created_at
+         LEFT JOIN rounds r ON u.parent = 'rounds' AND r.id = u.id AND r.created_at = u.created_at
+        WHERE u.created_at < now() - interval '6 minutes'`,
+    );
+    expect(old.unfinished).toBeGreaterThan(20);
+    // Exactly the old ones still unfinished (none of today's last minutes, none that finished).
+    expect(run?.unfresh).toBe(old.unfinished);
+    expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_unfinished WHERE NOT fresh AND created_at >= now() - interval '5 minutes'`)).rows[0].n)).toBe(0);
+
+    // Some of them finish now, as the wallet finishes a row: each is then late (its key minus its
+    // created_at is over 5 minutes), and no longer fresh to look up.
+    const finished = await sql<{ id: string }>(`
+      WITH picked AS (SELECT id, created_at FROM ledger_rollup_unfinished WHERE parent = 'transactions' AND NOT fresh ORDER BY random() LIMIT 12),
+           done AS (UPDATE transactions t SET status = CASE WHEN random() < 0.5 THEN 'SUCCESS' ELSE 'FAILED' END, completed_at = now()
+                      FROM picked p WHERE t.id = p.id AND t.created_at = p.created_at RETURNING t.id),
+           picked_rounds AS (SELECT id, created_at FROM ledger_rollup_unfinished WHERE parent = 'rounds' AND NOT fresh ORDER BY random() LIMIT 12),
+           settled AS (UPDATE rounds r SET status = 'SETTLED', settled_at = now()
+                      FROM picked_rounds p WHERE r.id = p.id AND r.created_at = p.created_at RETURNING r.id)
+      SELECT id FROM done UNION ALL SELECT id FROM settled`);
+    expect(finished.length).toBe(24);
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
+    }
+    // The next run recounts their closed days: they leave the list for the rollups (today's stay listed until it closes).
+    expect((await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 60_000 }))?.recounted.length).toBeGreaterThan(0);
+    expect(Number((await db.raw(`SELECT count(*) AS n FROM ledger_rollup_unfinished WHERE id = ANY(?::uuid[]) AND day < ?::date`, [finished.map((r) => r.id), today])).rows[0].n)).toBe(0);
+    for (const table of ['transactions', 'rounds'] as const) {
+      await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 20 });
+    }
+  }, 120000);
+
+  it('When a transaction is running, then the listing horizon is at least 5 minutes (the late margin) plus the close margin before its start', async () => {
+    const holder = await db.client.acquireConnection();
+    try {
+      await db.raw('BEGIN').connection(holder);
+      const [{ started }] = (await db.raw('SELECT now() AS started').connection(holder)).rows as { started: Date }[];
+      const horizon = await listingHorizon(sql, 30_000);
+      expect(horizon).not.toBeNull();
+      expect(Date.parse(horizon as string)).toBeLessThanOrEqual(started.getTime() - 5 * 60_000 - 30_000);
+      await db.raw('ROLLBACK').connection(holder);
+      // Without it, the clock is the bound.
+      const [{ clock }] = await sql<{ clock: Date }>('SELECT clock_timestamp() AS clock');
+      const free = await listingHorizon(sql, 0);
+      expect(Date.parse(free as string)).toBeGreaterThan(started.getTime() - 5 * 60_000);
+      expect(Date.parse(free as string)).toBeLessThanOrEqual(clock.getTime() - 5 * 60_000 + 1000);
+    } finally {
+      await db.client.releaseConnection(holder);
+    }
+  });
 
   it('When the unfinished list changes by any statement (rows added, some of a key removed, updated, the table emptied), then its counts by key follow in the same transaction', async () => {
     const trx = await db.transaction();
@@ -287,7 +349,7 @@ describe('exact totals from the daily rollups', () => {
     expect(Date.parse(run?.partial?.countedUntil ?? '')).toBeGreaterThan(before);
     // The span's players joined today's bitmaps (OR-ed into its blocks), as they joined its player list.
     expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0, 0]);
-    await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(before)]);
+    await db.raw(`UPDATE transactions SET status = 'SUCCESS', completed_at = now() WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(before)]);
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 40 });
     }
@@ -303,7 +365,7 @@ describe('exact totals from the daily rollups', () => {
   it('When today closes after being counted up to a watermark, then its rollup is the whole day counted once: every final row summed, every unfinished one listed', async () => {
     await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 1000 });
     await fill(30, await countedUntil(), Date.now());
-    await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(startOfToday)]);
+    await db.raw(`UPDATE transactions SET status = 'SUCCESS', completed_at = now() WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(startOfToday)]);
     // Today judged as if it had ended a day early (margin -24 h): it closes, and is counted whole.
     const run = await runRollups(db, { closeMarginMs: -DAY_MS, watermarkStepMs: 1000 });
     expect(run?.rolled).toContain(today);

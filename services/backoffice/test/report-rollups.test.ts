@@ -86,15 +86,15 @@ async function todayCountedUntil(): Promise<number> {
 
 /** The ways the ledger changes after a day was counted; returns the days a takeover marked. */
 async function changeAfterCounting(): Promise<string[]> {
-  await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 40)`);
-  await db.raw(`UPDATE transactions SET status = 'FAILED' WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 10)`);
-  await db.raw(`UPDATE rounds SET status = 'SETTLED', payout_amount = 3.33 WHERE id IN (SELECT id FROM rounds WHERE status = 'OPEN' ORDER BY random() LIMIT 30)`);
+  await db.raw(`UPDATE transactions SET status = 'SUCCESS', completed_at = now() WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 40)`);
+  await db.raw(`UPDATE transactions SET status = 'FAILED', completed_at = now() WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' ORDER BY random() LIMIT 10)`);
+  await db.raw(`UPDATE rounds SET status = 'SETTLED', payout_amount = 3.33, settled_at = now() WHERE id IN (SELECT id FROM rounds WHERE status = 'OPEN' ORDER BY random() LIMIT 30)`);
   // A takeover rewrites FAILED records of one counted day (game, amount, player: what a repeat may
   // change) and marks the day, as the wallet's statement does. Then the repeat succeeds.
   const marked = await db.raw(
     `WITH day AS (SELECT day FROM ledger_rollup_days ORDER BY random() LIMIT 1),
      taken AS (
-       UPDATE transactions t SET status = 'PENDING', game_id = 1 + (t.game_id % 3), amount = t.amount + 7.77, player_id = 'p-taken'
+       UPDATE transactions t SET status = 'PENDING', completed_at = NULL, game_id = 1 + (t.game_id % 3), amount = t.amount + 7.77, player_id = 'p-taken'
         WHERE t.id IN (SELECT x.id FROM transactions x, day
                         WHERE x.status = 'FAILED' AND x.created_at >= day.day::timestamp AT TIME ZONE 'UTC'
                           AND x.created_at < (day.day + 1)::timestamp AT TIME ZONE 'UTC' LIMIT 5)
@@ -102,7 +102,7 @@ async function changeAfterCounting(): Promise<string[]> {
      INSERT INTO rollup_stale_days (day) SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date FROM taken
        ON CONFLICT (day) DO UPDATE SET marked_at = now() RETURNING to_char(day, 'YYYY-MM-DD') AS day`,
   );
-  await db.raw(`UPDATE transactions SET status = 'SUCCESS' WHERE player_id = 'p-taken' AND status = 'PENDING'`);
+  await db.raw(`UPDATE transactions SET status = 'SUCCESS', completed_at = now() WHERE player_id = 'p-taken' AND status = 'PENDING'`);
   // Today, after the job looked: created_at is the writing transaction's start, never before the watermark.
   await fill(150, 0, 0, [await todayCountedUntil(), Date.now()]);
   await fill(40, 0, 0, [await todayCountedUntil(), Date.now()], `new${++newcomers}-`); // and players the job has never seen

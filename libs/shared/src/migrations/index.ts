@@ -23,6 +23,7 @@ import * as lateCompletionIndexes from './021_late_completion_indexes';
 import * as playerBitsByCasino from './022_player_bits_by_casino';
 import * as unfinishedListCovering from './023_unfinished_list_covering';
 import * as unfinishedCounts from './024_unfinished_counts';
+import * as unfinishedFresh from './025_unfinished_fresh';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '022_player_bits_by_casino': playerBitsByCasino,
   '023_unfinished_list_covering': unfinishedListCovering,
   '024_unfinished_counts': unfinishedCounts,
+  '025_unfinished_fresh': unfinishedFresh,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

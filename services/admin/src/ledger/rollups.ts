@@ -1,6 +1,6 @@
 import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
 import { backfillPlayerBitmaps, PLAYER_BITMAP_TABLES, playerBitmapCtes } from './player-bitmaps';
-import { DAY_MS, dayStart, INSTANT, notClosed, watermark, type Sql } from './settled';
+import { DAY_MS, dayStart, INSTANT, listingHorizon, notClosed, watermark, type Sql } from './settled';
 
 export { notClosed, watermark } from './settled';
 
@@ -60,6 +60,8 @@ export interface RollupRun {
   partial?: { day: string; countedUntil: string; counted: 'whole' | 'span' };
   /** Why the watermark did not advance, if it did not. */
   heldBack?: string;
+  /** Listed rows seen still unfinished past the listing horizon, marked not fresh (migration 025). */
+  unfresh?: number;
 }
 
 /**
@@ -81,8 +83,10 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
     try {
       const run: RollupRun = { rolled: [], recounted: [], bitmapped: [] };
       for (const day of await daysToRecount(sql, maxDays)) {
-        if (await countDay(sql, day)) run.recounted.push(day);
+        if (await countDay(sql, day, undefined, margin)) run.recounted.push(day);
       }
+      const unfresh = await markListedNotFresh(sql, margin);
+      if (unfresh) run.unfresh = unfresh;
       for (;;) {
         const day = await nextDay(sql);
         if (!day) break;
@@ -94,7 +98,7 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
           break;
         }
         if (run.rolled.length === maxDays) break;
-        if (await countDay(sql, day)) run.rolled.push(day);
+        if (await countDay(sql, day, undefined, margin)) run.rolled.push(day);
       }
       run.bitmapped = await backfillPlayerBitmaps(sql, maxDays);
       return run;
@@ -135,6 +139,29 @@ async function daysToRecount(sql: Sql, limit: number): Promise<string[]> {
   return rows.map((r) => r.day);
 }
 
+/**
+ * Marks not fresh (migration 025) the fresh listed rows created before the listing horizon that this
+ * statement's snapshot sees still unfinished: any of them that finishes from now on finishes late
+ * (listingHorizon), so a total finds it among the late rows and need not look it up. The horizon is
+ * read before the statement. Rows listed fresh stay so until a run sees them old enough: those that
+ * finish meanwhile are found through the fresh part. Returns how many were marked.
+ */
+async function markListedNotFresh(sql: Sql, marginMs: number): Promise<number> {
+  const horizon = await listingHorizon(sql, marginMs);
+  if (horizon === null) return 0;
+  const rows = await sql(
+    `UPDATE ledger_rollup_unfinished u SET fresh = false
+      WHERE u.fresh AND u.created_at < ?::timestamptz
+        AND CASE u.parent
+              WHEN 'transactions' THEN EXISTS (SELECT 1 FROM transactions t WHERE t.id = u.id AND t.created_at = u.created_at AND t.status = 'PENDING')
+              ELSE EXISTS (SELECT 1 FROM rounds r WHERE r.id = u.id AND r.created_at = u.created_at AND r.status = 'OPEN')
+            END
+      RETURNING 1`,
+    [horizon],
+  );
+  return rows.length;
+}
+
 /** The day after the last one counted whole, or the first day of the ledger (null: an empty ledger). */
 async function nextDay(sql: Sql): Promise<string | null> {
   const [row] = await sql<{ day: string | null }>(
@@ -170,11 +197,11 @@ async function countPartialDay(sql: Sql, run: RollupRun, day: string, marginMs: 
   if (!(until > dayStart(day) && until < dayStart(day) + DAY_MS)) return;
   const countedUntil = new Date(until).toISOString();
   if (from !== null && stored && !stored.stale) {
-    if (until > from) await countSpan(sql, day, stored.until as string, countedUntil);
+    if (until > from) await countSpan(sql, day, stored.until as string, countedUntil, marginMs);
     run.partial = { day, countedUntil, counted: 'span' };
     return;
   }
-  if (await countDay(sql, day, countedUntil)) run.partial = { day, countedUntil, counted: 'whole' };
+  if (await countDay(sql, day, countedUntil, marginMs)) run.partial = { day, countedUntil, counted: 'whole' };
 }
 
 /**
@@ -185,7 +212,9 @@ async function countPartialDay(sql: Sql, run: RollupRun, day: string, marginMs: 
  * The day's counted_until must still be from (one job at a time holds the lock; the condition makes
  * a second add of the same span impossible whatever happens).
  */
-async function countSpan(sql: Sql, day: string, from: string, until: string): Promise<void> {
+async function countSpan(sql: Sql, day: string, from: string, until: string, marginMs: number): Promise<void> {
+  // Before the count's snapshot (listingHorizon).
+  const horizon = await listingHorizon(sql, marginMs);
   await sql('BEGIN');
   try {
     const moved = await sql(
@@ -196,7 +225,7 @@ async function countSpan(sql: Sql, day: string, from: string, until: string): Pr
     // The span's players join the day's bitmaps when it has some; a day without (counted before 020)
     // gets them from ledger_rollup_players, span included, when the backfill builds it.
     const [{ bitmapped }] = await sql<{ bitmapped: boolean }>('SELECT EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days WHERE day = ?::date) AS bitmapped', [day]);
-    await sql(`WITH ${countingCtes({ merge: true, bitmaps: bitmapped })} SELECT 1`, [day, from, until]);
+    await sql(`WITH ${countingCtes({ merge: true, bitmaps: bitmapped })} SELECT 1`, [day, from, until, horizon]);
     await sql('COMMIT');
   } catch (err) {
     await sql('ROLLBACK').catch(() => undefined);
@@ -205,19 +234,23 @@ async function countSpan(sql: Sql, day: string, from: string, until: string): Pr
 }
 
 
+/** Whether a listed row is fresh (migration 025): created from the horizon on, or the horizon unknown. */
+const FRESH = `coalesce(created_at >= (SELECT horizon FROM bounds), true)`;
+
 const BETS = `(SELECT group_id, provider_id, game_id, currency, player_id FROM tx WHERE status = 'SUCCESS' AND category = 'CASH_OUT')`;
 
 /**
- * What a count writes, as a WITH list over `bounds` (its three bindings: the day, then the
- * created_at range [lo, hi) of the rows counted into it), from ONE snapshot: the final rows' sums
- * by rollup key, the players with a successful bet (and their bitmaps), and the unfinished rows by
- * key. A row is either counted with its final status or listed as unfinished, never both nor
+ * What a count writes, as a WITH list over `bounds` (its four bindings: the day, the created_at range
+ * [lo, hi) of the rows counted into it, and the listing horizon, read before this statement: see
+ * listingHorizon), from ONE snapshot: the final rows' sums by rollup key, the players with a
+ * successful bet (and their bitmaps), and the unfinished rows by key, fresh when created from the
+ * horizon on (all of them when it is unknown). A row is either counted with its final status or listed as unfinished, never both nor
  * neither. merge: the day already holds counted rows (a span, countSpan): sums are added to its
  * keys, players and bitmap blocks joined; otherwise the caller has emptied the day first.
  */
 function countingCtes({ merge, bitmaps }: { merge: boolean; bitmaps: boolean }): string {
   const adding = (key: string, sums: string) => (merge ? `\n         ON CONFLICT (day, ${key}) DO UPDATE SET ${sums}` : '');
-  return `bounds AS (SELECT ?::date AS day, ?::timestamptz AS lo, ?::timestamptz AS hi),
+  return `bounds AS (SELECT ?::date AS day, ?::timestamptz AS lo, ?::timestamptz AS hi, ?::timestamptz AS horizon),
        tx AS MATERIALIZED (
          SELECT t.id, t.created_at, t.group_id, t.provider_id, t.game_id, t.currency, t.category, t.status, t.player_id, t.amount
            FROM transactions t, bounds WHERE t.created_at >= bounds.lo AND t.created_at < bounds.hi
@@ -244,10 +277,10 @@ function countingCtes({ merge, bitmaps }: { merge: boolean; bitmaps: boolean }):
              'n = x.n + excluded.n, bet_amount = x.bet_amount + excluded.bet_amount, payout_amount = x.payout_amount + excluded.payout_amount')}
        ),
        unfinished AS (
-         INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category)
-         SELECT 'transactions', (SELECT day FROM bounds), id, created_at, group_id, provider_id, game_id, currency, category FROM tx WHERE status = 'PENDING'
+         INSERT INTO ledger_rollup_unfinished (parent, day, id, created_at, group_id, provider_id, game_id, currency, category, fresh)
+         SELECT 'transactions', (SELECT day FROM bounds), id, created_at, group_id, provider_id, game_id, currency, category, ${FRESH} FROM tx WHERE status = 'PENDING'
          UNION ALL
-         SELECT 'rounds', (SELECT day FROM bounds), id, created_at, group_id, provider_id, game_id, currency, NULL FROM rd WHERE status = 'OPEN'
+         SELECT 'rounds', (SELECT day FROM bounds), id, created_at, group_id, provider_id, game_id, currency, NULL, ${FRESH} FROM rd WHERE status = 'OPEN'
        )${bitmaps ? `,\n       ${playerBitmapCtes('(SELECT day FROM bounds)', BETS, merge)}` : ''}`;
 }
 
@@ -262,7 +295,9 @@ function countingCtes({ merge, bitmaps }: { merge: boolean; bitmaps: boolean }):
  * archiving replaces them by the rows as they left: archived-rollups.ts); it is only recorded as
  * counted. Returns whether the day was counted.
  */
-export async function countDay(sql: Sql, day: string, until?: string): Promise<boolean> {
+export async function countDay(sql: Sql, day: string, until?: string, marginMs = CLOSE_MARGIN_MS): Promise<boolean> {
+  // Before the count's snapshot (listingHorizon); the transaction's own start does not hold it back.
+  const horizon = await listingHorizon(sql, marginMs);
   await sql('BEGIN');
   try {
     // FOR SHARE: the retention job's last count of a monthly partition's month locks this row before
@@ -287,7 +322,7 @@ export async function countDay(sql: Sql, day: string, until?: string): Promise<b
       `WITH ${countingCtes({ merge: false, bitmaps: true })}
        INSERT INTO ledger_rollup_days (day, counted_until) SELECT bounds.day, ?::timestamptz FROM bounds
          ON CONFLICT (day) DO UPDATE SET rolled_at = now(), counted_until = excluded.counted_until`,
-      [day, `${day}T00:00:00.000Z`, until ?? new Date(dayStart(day) + DAY_MS).toISOString(), until ?? null],
+      [day, `${day}T00:00:00.000Z`, until ?? new Date(dayStart(day) + DAY_MS).toISOString(), horizon, until ?? null],
     );
     if (mark) {
       await sql('DELETE FROM rollup_stale_days WHERE day = ?::date AND marked_at = ?::timestamptz AND xmin::text = ?', [day, mark.marked_at, mark.version]);
@@ -308,7 +343,7 @@ export function scheduleRollups(db: Knex, logger: Logger, intervalMs: number): {
     if (running) return;
     running = runRollups(db)
       .then((run) => {
-        if (run && (run.rolled.length || run.recounted.length || run.bitmapped.length || run.waiting || run.partial || run.heldBack)) logger.info({ rollups: run }, 'ledger rollups');
+        if (run && (run.rolled.length || run.recounted.length || run.bitmapped.length || run.waiting || run.partial || run.heldBack || run.unfresh)) logger.info({ rollups: run }, 'ledger rollups');
       })
       .catch((err: unknown) => logger.error({ err }, 'ledger rollups failed; the next run retries'))
       .finally(() => {

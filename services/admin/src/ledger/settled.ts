@@ -1,3 +1,4 @@
+import { LATE_COMPLETION } from '@relay/shared';
 /**
  * The rule that closes a day, for any instant (docs/ledger.md, "Exact totals"): the rows created
  * before an instant are all there for good once it is the margin in the past and no transaction
@@ -66,4 +67,30 @@ export async function watermark(sql: Sql, marginMs: number, stepMs: number): Pro
   );
   const reason = await notSettledBefore(sql, row.at, Math.max(0, marginMs), { early: `${row.at} is not the margin in the past`, before: row.at });
   return reason ? { heldBack: reason } : { at: row.at };
+}
+
+/**
+ * The instant before which a row created and seen unfinished by a statement that starts after this
+ * call can only finish late (migration 025, "fresh"): the database's clock, held back to the start of
+ * the oldest transaction of this database still running, minus the margin and LATE_COMPLETION. A
+ * transaction that finishes such a row commits after that statement's snapshot, so it was running
+ * now or starts later: its now(), the row's completed_at or settled_at, is at least the horizon plus
+ * LATE_COMPLETION, more than LATE_COMPLETION after the row's created_at. The margin covers a backend
+ * caught between taking its start time and showing it. Null when the job cannot know (a prepared
+ * transaction, or a session it may not see): every row it lists is then fresh.
+ */
+export async function listingHorizon(sql: Sql, marginMs: number): Promise<string | null> {
+  const [row] = await sql<{ at: string | null }>(
+    `SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts p WHERE p.database = current_database())
+                   OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = current_database() AND a.backend_type = 'client backend'
+                                AND a.query = '<insufficient privilege>')
+                 THEN NULL
+                 ELSE to_char((least(clock_timestamp(),
+                                     (SELECT min(a.xact_start) FROM pg_stat_activity a
+                                       WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'))
+                               - make_interval(secs => ? / 1000.0) - ${LATE_COMPLETION.sql})
+                              AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS at`,
+    [Math.max(0, marginMs)],
+  );
+  return row?.at ?? null;
 }

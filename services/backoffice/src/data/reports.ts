@@ -59,13 +59,13 @@ function narrowing(scope: OperatorScope, f: ReportFilter): SourceSpec['narrow'] 
  * grouping set leaves out, so GROUPING(grouped) tells a total from a group, even when currency is
  * the only dimension and both grouping sets would otherwise be the same.
  */
-function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): { source: Knex.Raw; listed: Knex.Raw | null } {
+function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): { source: Knex.Raw; listed: Knex.Raw } {
   const narrow = narrowing(scope, f);
   const period = { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false };
   const keys = dims.map((d) => SOURCE_DIM[d]);
-  // The listed transactions to look up, computed once for the sums and the players (withListed).
+  // The listed transactions that moved, computed once for the sums and the players (withListed).
   const listedRows = listedToLookUp(read, { ...period, narrow });
-  const listed = listedRows ? LISTED : undefined;
+  const listed = LISTED;
   const tx = ledgerSource(read, {
     ...period,
     table: 'transactions',
@@ -74,7 +74,7 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
     listed,
   });
   // Rounds give only their number per status (no sums): the count-only source reads no round row for
-  // the unfinished ones (libs/shared ledger-totals, unfinishedRoundsNow).
+  // the ones still unfinished (libs/shared ledger-totals, listedCountsNow).
   const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow }, true);
   const pl = ledgerPlayerBits(read, { ...period, dims: keys, narrow, listed });
   const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
@@ -96,13 +96,10 @@ const LISTED = 'report_listed';
 
 /**
  * A report statement over reportSource's `source` (its first binding), with the listed transactions
- * to look up as a MATERIALIZED CTE at its head when reportSource names them: computed once, read by
- * the sums and by the players.
+ * that moved as a MATERIALIZED CTE at its head: computed once, read by the sums and by the players.
  */
 function withListed(read: Knex, { source, listed }: ReturnType<typeof reportSource>, statement: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
-  return listed
-    ? read.raw(`WITH ${LISTED} AS MATERIALIZED (?) ${statement}`, [listed, source, ...bindings])
-    : read.raw(statement, [source, ...bindings]);
+  return read.raw(`WITH ${LISTED} AS MATERIALIZED (?) ${statement}`, [listed, source, ...bindings]);
 }
 
 /** What identifies a set of players within a group: a block of a casino's dictionary, or one player unknown to it. */
