@@ -235,6 +235,26 @@ describe('exact totals from the daily rollups', () => {
     }
   });
 
+  it('When the job may not read the start of another role\'s session, then no day closes before it, and the listing horizon is unknown; granted pg_read_all_stats, both are judged', async () => {
+    const suffix = randomBytes(3).toString('hex');
+    const role = `rollup_job_${suffix}`;
+    await db.raw(`CREATE ROLE ${role} LOGIN`);
+    const job = knexFactory({ client: 'pg', connection: url.replace('//postgres@', `//${role}@`), pool: { min: 0, max: 1 } });
+    const jobSql: Sql = async <T,>(text: string, bindings: readonly unknown[] = []) => (await job.raw(text, bindings as Knex.RawBinding[])).rows as T[];
+    try {
+      // This suite's own connections (role postgres) are open: to that role, hidden sessions.
+      await db.raw('SELECT 1');
+      expect(await listingHorizon(jobSql, 0)).toBeNull();
+      expect(await notClosed(jobSql, new Date(startOfToday - 2 * DAY_MS).toISOString().slice(0, 10), 0)).toMatch(/hidden/);
+      await db.raw(`GRANT pg_read_all_stats TO ${role}`);
+      expect(await listingHorizon(jobSql, 0)).not.toBeNull();
+      expect(await notClosed(jobSql, new Date(startOfToday - 2 * DAY_MS).toISOString().slice(0, 10), 0)).toBeNull();
+    } finally {
+      await job.destroy();
+      await db.raw(`DROP ROLE ${role}`);
+    }
+  });
+
   it('When the unfinished list changes by any statement (rows added, some of a key removed, updated, the table emptied), then its counts by key follow in the same transaction', async () => {
     const trx = await db.transaction();
     try {

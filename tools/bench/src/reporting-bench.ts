@@ -31,12 +31,15 @@ import { bytesReport, ledgerBytes } from './ledger-bytes';
  *   BENCH_SAMPLES              timed requests per scenario and database (default 60, after 5 warm-up requests each)
  *   BENCH_ROLLUPS              1 (default): first catch each database's daily rollups up with the admin job's
  *                              own code, so totals are measured as production serves them; 0: everything live
+ *   BENCH_SCENARIOS            only the scenarios whose name contains one of these |-separated texts, with
+ *                              each statement's plan printed; nothing is written (a look at a few, not a record)
  *
  * Read-only on both databases (every connection runs with default_transaction_read_only), after the
  * rollup catch-up, which writes only the ledger_rollup_* tables, as the scheduled admin job would.
  */
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
+const ONLY = process.env.BENCH_SCENARIOS?.split('|').filter(Boolean);
 const WARMUP = 5;
 const RESULTS_DIR = path.resolve(__dirname, '../results');
 const RESULTS_FILE = path.join(RESULTS_DIR, 'reporting.md');
@@ -210,7 +213,7 @@ async function main(): Promise<void> {
   };
 
   const results: Measured[] = [];
-  for (const scenario of scenarios(day, detailCasino)) {
+  for (const scenario of scenarios(day, detailCasino).filter((s) => !ONLY || ONLY.some((text) => s.name.includes(text)))) {
     const pathOf = (t: Target) => (typeof scenario.path === 'string' ? scenario.path : scenario.path(t));
     for (let i = 0; i < WARMUP; i += 1) {
       await call(small, pathOf(small));
@@ -243,7 +246,9 @@ async function main(): Promise<void> {
       `${scenario.name.padEnd(56)} p95 ${small.label} ${measured.small.p95.toFixed(1).padStart(7)} ms  ${large.label} ${measured.large.p95.toFixed(1).padStart(7)} ms  ` +
         `ratio ${(measured.large.p95 / measured.small.p95).toFixed(2)}  ${verdict(measured).met ? 'met' : 'NOT met'}`,
     );
+    if (ONLY) for (const plan of plans) console.log(`${plan.sql}\n${plan.plan}\n`);
   }
+  if (ONLY) return closeTargets(small, large);
 
   const settings = await large.meta.query(`SELECT version() AS version, current_setting('shared_buffers') AS shared_buffers, current_setting('work_mem') AS work_mem, current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS parallel`);
   const callerRows = async (t: Target) => (await t.meta.query(`SELECT (SELECT count(*) FROM rounds WHERE group_id = $1) AS rounds, (SELECT count(*) FROM transactions WHERE group_id = $1) AS transactions`, [caller])).rows[0];
@@ -256,7 +261,11 @@ async function main(): Promise<void> {
   writeFileSync(path.join(RESULTS_DIR, 'bytes.md'), `${bytes}\n`);
   console.log(bytes);
 
-  for (const t of [small, large]) {
+  await closeTargets(small, large);
+}
+
+async function closeTargets(...targets: Target[]): Promise<void> {
+  for (const t of targets) {
     await t.server.close(1000);
     await t.read.destroy();
     await t.meta.end();

@@ -15,6 +15,13 @@ export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
 export const INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /**
+ * The sessions of this database whose transaction start the job cannot read: another role's
+ * (PostgreSQL shows it with every column but the database, the role and the pid empty, its
+ * backend_type too, so the condition must not ask for one), and one with track_activities off.
+ */
+const UNSEEN = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND (a.query = '<insufficient privilege>' OR a.state = 'disabled')`;
+
+/**
  * Why the rows created before `instant` may not all be there for good yet, or null if they are.
  * Judged by the database: its clock (the instant is at least the margin in the past), its running
  * transactions of this database that started before the instant (client backends: autovacuum
@@ -28,9 +35,7 @@ async function notSettledBefore(sql: Sql, instant: string, marginMs: number, say
             (SELECT count(*) FROM pg_stat_activity a
               WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
                 AND a.xact_start < ?::timestamptz)::int AS running,
-            (SELECT count(*) FROM pg_stat_activity a
-              WHERE a.datname = current_database() AND a.backend_type = 'client backend'
-                AND a.query = '<insufficient privilege>')::int AS hidden,
+            (SELECT count(*) FROM pg_stat_activity a WHERE ${UNSEEN})::int AS hidden,
             (SELECT count(*) FROM pg_prepared_xacts p WHERE p.database = current_database())::int AS prepared`,
     [instant, marginMs, instant],
   );
@@ -82,8 +87,7 @@ export async function watermark(sql: Sql, marginMs: number, stepMs: number): Pro
 export async function listingHorizon(sql: Sql, marginMs: number): Promise<string | null> {
   const [row] = await sql<{ at: string | null }>(
     `SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts p WHERE p.database = current_database())
-                   OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = current_database() AND a.backend_type = 'client backend'
-                                AND a.query = '<insufficient privilege>')
+                   OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE ${UNSEEN})
                  THEN NULL
                  ELSE to_char((least(clock_timestamp(),
                                      (SELECT min(a.xact_start) FROM pg_stat_activity a
