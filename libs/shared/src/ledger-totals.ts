@@ -182,10 +182,16 @@ const KEY_COLUMN: Record<LedgerTable, 'completed_at' | 'settled_at'> = { transac
 function movedRows(read: Knex, spec: SourceSpec, studio: string | undefined): Knex.Raw {
   const { table } = spec;
   const days = () => inDays(read, spec, 'u', usableDays(read, spec));
+  // Each moved row's live row by its key, once that row is known to be one: LATERAL with OFFSET 0 is
+  // a probe per row. As a plain join the planner, which cannot tell how few they are, may hash the
+  // live side, read through an index of every unfinished row of the table (the stuck ones too).
+  const liveOf = (alias: string) =>
+    `CROSS JOIN LATERAL (SELECT ${LIVE_COLUMNS[table].map((c) => `l.${c}`).join(', ')} FROM ${table} l
+       WHERE l.id = ${alias}.id AND l.created_at = ${alias}.created_at AND l.group_id = ${alias}.group_id AND l.status <> ? OFFSET 0) l`;
   const fresh = read.raw(
-    `SELECT ${listedColumns(table)} FROM ledger_rollup_unfinished u ${liveRowOf(table)}
-      WHERE u.parent = ? AND u.fresh AND ?${studio === undefined ? '' : ' AND u.group_id = ?'} AND l.status <> ?`,
-    [table, days(), ...(studio === undefined ? [] : [studio]), UNFINISHED_STATUS[table]],
+    `SELECT ${listedColumns(table)} FROM ledger_rollup_unfinished u ${liveOf('u')}
+      WHERE u.parent = ? AND u.fresh AND ?${studio === undefined ? '' : ' AND u.group_id = ?'}`,
+    [UNFINISHED_STATUS[table], table, days(), ...(studio === undefined ? [] : [studio])],
   );
   // The predicate of 021's partial index, as written there: the planner uses the index only then.
   const lateOf = (studioExpr: string) =>
@@ -198,12 +204,17 @@ function movedRows(read: Knex, spec: SourceSpec, studio: string | undefined): Kn
     // OFFSET 0: each studio's read stays a scan of its own range of the index.
     : read.raw(`SELECT n.group_id, n.created_at, n.id FROM (?) studio CROSS JOIN LATERAL (${lateOf('studio.v')} OFFSET 0) n`,
       [distinctBySkipScan(read, 'ledger_rollup_unfinished', 'group_id', { column: 'parent', value: table }), ...range]);
+  // From the late rows to the list by its primary key, then to the live row, each a probe: as plain
+  // joins the planner read every listed row of the studio and probed the late index with each (at 5M,
+  // 12,445 probes for none).
   const late = read.raw(
     `SELECT ${listedColumns(table)} FROM (?) k
-       JOIN ledger_rollup_unfinished u ON u.parent = ? AND u.day = (k.created_at AT TIME ZONE 'UTC')::date AND u.id = k.id AND u.created_at = k.created_at
-       JOIN ${table} l ON l.id = k.id AND l.created_at = k.created_at AND l.group_id = k.group_id
-      WHERE NOT u.fresh AND ?`,
-    [lateKeys, table, days()],
+       CROSS JOIN LATERAL (SELECT u.* FROM ledger_rollup_unfinished u
+                            WHERE u.parent = ? AND u.day = (k.created_at AT TIME ZONE 'UTC')::date AND u.id = k.id AND u.created_at = k.created_at
+                              AND NOT u.fresh OFFSET 0) u
+       ${liveOf('k')}
+      WHERE ?`,
+    [lateKeys, table, UNFINISHED_STATUS[table], days()],
   );
   return read.raw('(?) UNION ALL (?)', [fresh, late]);
 }
@@ -321,9 +332,13 @@ function overLiveRanges(read: Knex, spec: SourceSpec, perRange: Knex.QueryBuilde
  */
 export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): Knex.Raw {
   const { table, dims } = spec;
-  const rollup = selectDims(read, spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', usableDays(read, spec))]), dims,
-    (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
   const named = narrowed(read, spec);
+  // A counted day's rollups hold its final rows only (an archived month's also hold the rows it left
+  // unfinished, but a list, requirePartition, does not read those): a list's filter on the unfinished
+  // status reads nothing there (without this, the whole rollup table of an unbounded range, to find no row).
+  const rollupRows = spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', usableDays(read, spec))]);
+  if (spec.requirePartition && named.equals('status') === UNFINISHED_STATUS[table]) rollupRows.whereRaw('false');
+  const rollup = selectDims(read, rollupRows, dims, (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
   const statusNamed = narrowsStatus(named);
   const studio = studioOf(named);
   const unfinished = countOnly && !dims.includes('status') && !statusNamed
