@@ -257,18 +257,37 @@ export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dim
  * row whose table row has left (its month being removed; an archived month's list is emptied) counts
  * as it was listed.
  */
-function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefined): Knex.Raw {
+function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefined, counts: CountsTable): Knex.Raw {
   const { table } = spec;
   const kept = UNFINISHED_KEPT[table];
   const unfinished = UNFINISHED_STATUS[table];
+  // The per-casino counts do not know the finer columns: the caller names none of them (countsTable).
+  const counted = (c: string) => (counts === CASINO_COUNTS && !CASINO_COUNTS_COLUMNS.has(c) ? `NULL::${KEPT_TYPE[c]} AS ${c}` : `c.${c}`);
   return read.raw(
-    `(SELECT c.day, ${kept.map((c) => `c.${c}`).join(', ')}, ?::text AS status, c.n
-        FROM ledger_rollup_unfinished_counts c WHERE c.parent = ? AND ?
+    `(SELECT c.day, ${kept.map(counted).join(', ')}, ?::text AS status, c.n
+        FROM ${counts} c WHERE c.parent = ? AND ?
       UNION ALL
       SELECT (m.created_at AT TIME ZONE 'UTC')::date, ${kept.map((c) => `m.${c}`).join(', ')}, v.status, v.n
         FROM (?) m CROSS JOIN LATERAL (VALUES (?::text, -1::bigint), (m.status, 1::bigint)) v(status, n)) AS t`,
     [unfinished, table, inDays(read, spec, 'c', usableDays(read, spec)), movedRows(read, spec, studio), unfinished],
   );
+}
+
+/** The list's counts by every key it keeps (024), and by day, studio and casino alone (026). */
+const FINE_COUNTS = 'ledger_rollup_unfinished_counts';
+const CASINO_COUNTS = 'ledger_rollup_unfinished_casino_counts';
+type CountsTable = typeof FINE_COUNTS | typeof CASINO_COUNTS;
+const CASINO_COUNTS_COLUMNS = new Set(['group_id', 'provider_id']);
+const KEPT_TYPE: Record<string, string> = { game_id: 'integer', currency: 'text', category: 'text' };
+
+/**
+ * The smallest counts of the list that answer a total: per casino (026: a row per day, studio and
+ * casino) when neither the filter nor the grouping names anything finer than the studio and the
+ * casino (the status aside: it is not a column of the list), else by every key (024).
+ */
+function countsTable(named: Narrowed, dims: readonly SourceDim[]): CountsTable {
+  const coarse = (c: string) => c === 'day' || c === 'status' || CASINO_COUNTS_COLUMNS.has(c);
+  return [...named.columns].every(coarse) && dims.every(coarse) ? CASINO_COUNTS : FINE_COUNTS;
 }
 
 /** The same columns as SUMS' rows, for a part read only for its number of rows `n` (over the list's counts of 024: sum(t.n)). */
@@ -342,14 +361,14 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
   const statusNamed = narrowsStatus(named);
   const studio = studioOf(named);
   const unfinished = countOnly && !dims.includes('status') && !statusNamed
-    // Only the number of rows, and no status asked: the list's counts by day and key (024) answer,
-    // no listed row nor live row is read (the row exists: its month has a partition, and only a
+    // Only the number of rows, and no status asked: the list's counts by day and key (024, or per
+    // casino: 026) answer, no listed row nor live row is read (the row exists: its month has a partition, and only a
     // takeover, which marks the day stale, rewrites the columns the list keeps).
-    ? selectDims(read, spec.narrow(read('ledger_rollup_unfinished_counts as t').where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
+    ? selectDims(read, spec.narrow(read(`${countsTable(named, dims)} as t`).where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
       (d) => dimOfRollup(d, 't'), countColumns(table, 'sum(t.n)'))
     : countOnly
       // Only the number of rows, by or of a status: the list's counts corrected by the rows that moved.
-      ? selectDims(read, spec.narrow(read(listedCountsNow(read, spec, studio)), 't'), dims, (d) => dimOfRollup(d, 't'), countColumns(table, 'sum(t.n)'))
+      ? selectDims(read, spec.narrow(read(listedCountsNow(read, spec, studio, countsTable(named, dims))), 't'), dims, (d) => dimOfRollup(d, 't'), countColumns(table, 'sum(t.n)'))
       // Sums: of a finished status, only the rows that moved; otherwise every listed row, looked up.
       : selectDims(read, spec.narrow(read(listedRows(read, spec, statusNamed && asksFinished(table, named), studio)), 't'), dims, (d) => dimOfRow(d, 't'), SUMS[table].rows('t'));
   const live = selectDims(read, spec.narrow(read(`${table} as t`), 't').whereRaw('t.created_at >= g.range_lo AND t.created_at < g.range_hi'), dims,

@@ -24,6 +24,7 @@ import * as playerBitsByCasino from './022_player_bits_by_casino';
 import * as unfinishedListCovering from './023_unfinished_list_covering';
 import * as unfinishedCounts from './024_unfinished_counts';
 import * as unfinishedFresh from './025_unfinished_fresh';
+import * as unfinishedCasinoCounts from './026_unfinished_casino_counts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '023_unfinished_list_covering': unfinishedListCovering,
   '024_unfinished_counts': unfinishedCounts,
   '025_unfinished_fresh': unfinishedFresh,
+  '026_unfinished_casino_counts': unfinishedCasinoCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
