@@ -24,6 +24,7 @@ export {
   liveMigrationStep,
 } from './migrations/007_ledger_partitions';
 export { LATE_COMPLETION } from './migrations/021_late_completion_indexes';
+export { lateKeysQuery } from './migrations/027_late_keys_function';
 export * from './sessions';
 export * from './registry';
 export * from './casino';

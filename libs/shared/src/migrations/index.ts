@@ -25,6 +25,7 @@ import * as unfinishedListCovering from './023_unfinished_list_covering';
 import * as unfinishedCounts from './024_unfinished_counts';
 import * as unfinishedFresh from './025_unfinished_fresh';
 import * as unfinishedCasinoCounts from './026_unfinished_casino_counts';
+import * as lateKeysFunction from './027_late_keys_function';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '024_unfinished_counts': unfinishedCounts,
   '025_unfinished_fresh': unfinishedFresh,
   '026_unfinished_casino_counts': unfinishedCasinoCounts,
+  '027_late_keys_function': lateKeysFunction,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
