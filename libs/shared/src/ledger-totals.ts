@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { CASINO_COUNTS, CURRENCY_COUNTS, FINE_COUNTS } from './migrations/unfinished-counts';
 
 /**
  * Exact aggregates of the money history from the daily rollups (migration 009, docs/ledger.md
@@ -249,15 +250,15 @@ export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dim
  * row whose table row has left (its month being removed; an archived month's list is emptied) counts
  * as it was listed.
  */
-function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefined, counts: CountsTable): Knex.Raw {
+function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefined, counts: CountsChoice): Knex.Raw {
   const { table } = spec;
   const kept = UNFINISHED_KEPT[table];
   const unfinished = UNFINISHED_STATUS[table];
-  // The per-casino counts do not know the finer columns: the caller names none of them (countsTable).
-  const counted = (c: string) => (counts === CASINO_COUNTS && !CASINO_COUNTS_COLUMNS.has(c) ? `NULL::${KEPT_TYPE[c]} AS ${c}` : `c.${c}`);
+  // Coarse counts do not know some columns: the caller names none of them (countsTable).
+  const counted = (c: string) => (counts.columns && !counts.columns.has(c) ? `NULL::${KEPT_TYPE[c]} AS ${c}` : `c.${c}`);
   return read.raw(
     `(SELECT c.day, ${kept.map(counted).join(', ')}, ?::text AS status, c.n
-        FROM ${counts} c WHERE c.parent = ? AND ?
+        FROM ${counts.table} c WHERE c.parent = ? AND ?
       UNION ALL
       SELECT (m.created_at AT TIME ZONE 'UTC')::date, ${kept.map((c) => `m.${c}`).join(', ')}, v.status, v.n
         FROM (?) m CROSS JOIN LATERAL (VALUES (?::text, -1::bigint), (m.status, 1::bigint)) v(status, n)) AS t`,
@@ -265,21 +266,30 @@ function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefine
   );
 }
 
-/** The list's counts by every key it keeps (024), and by day, studio and casino alone (026). */
-const FINE_COUNTS = 'ledger_rollup_unfinished_counts';
-const CASINO_COUNTS = 'ledger_rollup_unfinished_casino_counts';
-type CountsTable = typeof FINE_COUNTS | typeof CASINO_COUNTS;
-const CASINO_COUNTS_COLUMNS = new Set(['group_id', 'provider_id']);
-const KEPT_TYPE: Record<string, string> = { game_id: 'integer', currency: 'text', category: 'text' };
+/**
+ * The list's counts: by every key it keeps (024), and coarser ones, each with the list's columns it
+ * keeps (026: per casino; 028: per currency and category). The first that holds every column a total
+ * names answers it.
+ */
+const COARSE_COUNTS: readonly { table: string; columns: ReadonlySet<string> }[] = [
+  { table: CASINO_COUNTS.table, columns: new Set(['group_id', 'provider_id']) },
+  { table: CURRENCY_COUNTS.table, columns: new Set(['group_id', 'currency', 'category']) },
+];
+interface CountsChoice {
+  table: string;
+  /** The list's columns it keeps; undefined: all of them. */
+  columns?: ReadonlySet<string>;
+}
+const KEPT_TYPE: Record<string, string> = { provider_id: 'text', game_id: 'integer', currency: 'text', category: 'text' };
 
 /**
- * The smallest counts of the list that answer a total: per casino (026: a row per day, studio and
- * casino) when neither the filter nor the grouping names anything finer than the studio and the
- * casino (the status aside: it is not a column of the list), else by every key (024).
+ * The smallest counts of the list that answer a total: a coarse one when neither the filter nor the
+ * grouping names a column it does not keep (the day and the status aside: the day is in every one,
+ * and the status is not a column of the list), else the counts by every key (024).
  */
-function countsTable(named: Narrowed, dims: readonly SourceDim[]): CountsTable {
-  const coarse = (c: string) => c === 'day' || c === 'status' || CASINO_COUNTS_COLUMNS.has(c);
-  return [...named.columns].every(coarse) && dims.every(coarse) ? CASINO_COUNTS : FINE_COUNTS;
+function countsTable(named: Narrowed, dims: readonly SourceDim[]): CountsChoice {
+  const asked = [...named.columns, ...dims].filter((c) => c !== 'day' && c !== 'status');
+  return COARSE_COUNTS.find((c) => asked.every((column) => c.columns.has(column))) ?? { table: FINE_COUNTS.table };
 }
 
 /** The same columns as SUMS' rows, for a part read only for its number of rows `n` (over the list's counts of 024: sum(t.n)). */
@@ -354,9 +364,9 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
   const studio = studioOf(named);
   const unfinished = countOnly && !dims.includes('status') && !statusNamed
     // Only the number of rows, and no status asked: the list's counts by day and key (024, or per
-    // casino: 026) answer, no listed row nor live row is read (the row exists: its month has a partition, and only a
+    // casino: 026, or per currency and category: 028) answer, no listed row nor live row is read (the row exists: its month has a partition, and only a
     // takeover, which marks the day stale, rewrites the columns the list keeps).
-    ? selectDims(read, spec.narrow(read(`${countsTable(named, dims)} as t`).where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
+    ? selectDims(read, spec.narrow(read(`${countsTable(named, dims).table} as t`).where('t.parent', table).whereRaw('?', [inDays(read, spec, 't', usableDays(read, spec))]), 't'), dims,
       (d) => dimOfRollup(d, 't'), countColumns(table, 'sum(t.n)'))
     : countOnly
       // Only the number of rows, by or of a status: the list's counts corrected by the rows that moved.

@@ -109,7 +109,7 @@ async function compare(table: LedgerTable, f: Awaited<ReturnType<ReturnType<type
   expect({ table, equals, from, until, total: Number(counted.rows[0].total) }).toEqual({ table, equals, from, until, total: expected });
 }
 
-/** Keys by which the unfinished list's counts (024, and 026's per casino) differ from counting the list itself. */
+/** Keys by which the unfinished list's counts (024, 026's per casino, 028's per currency and category) differ from counting the list itself. */
 async function countsAgainstList(): Promise<number> {
   const differ = async (table: string, key: string) => {
     const counts = `SELECT ${key}, n FROM ${table}`;
@@ -122,7 +122,8 @@ async function countsAgainstList(): Promise<number> {
     return n as number;
   };
   return (await differ('ledger_rollup_unfinished_counts', 'parent, day, group_id, provider_id, game_id, currency, category'))
-    + (await differ('ledger_rollup_unfinished_casino_counts', 'parent, day, group_id, provider_id'));
+    + (await differ('ledger_rollup_unfinished_casino_counts', 'parent, day, group_id, provider_id'))
+    + (await differ('ledger_rollup_unfinished_currency_counts', 'parent, day, group_id, currency, category'));
 }
 
 /** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game, without the studio]. */
@@ -278,11 +279,13 @@ describe('exact totals from the daily rollups', () => {
       expect(await counted()).toEqual([{ currency: 'EUR', n: 1 }, { currency: 'USD', n: 2 }]);
       await trx('ledger_rollup_unfinished').where({ id: row(3, 'EUR').id }).delete();
       expect(await counted()).toEqual([{ currency: 'USD', n: 2 }]);
-      // Per casino (026): the same rows, one key.
+      // Per casino (026): the same rows, one key; per currency (028): by currency.
       expect(Number((await trx.raw(`SELECT n FROM ledger_rollup_unfinished_casino_counts WHERE parent = 'rounds' AND day = '2000-01-01'`)).rows[0].n)).toBe(2);
+      expect((await trx.raw(`SELECT currency, n::int AS n FROM ledger_rollup_unfinished_currency_counts WHERE parent = 'rounds' AND day = '2000-01-01'`)).rows).toEqual([{ currency: 'USD', n: 2 }]);
       await trx.raw('TRUNCATE ledger_rollup_unfinished');
       expect(Number((await trx.raw('SELECT count(*) AS n FROM ledger_rollup_unfinished_counts')).rows[0].n)).toBe(0);
       expect(Number((await trx.raw('SELECT count(*) AS n FROM ledger_rollup_unfinished_casino_counts')).rows[0].n)).toBe(0);
+      expect(Number((await trx.raw('SELECT count(*) AS n FROM ledger_rollup_unfinished_currency_counts')).rows[0].n)).toBe(0);
     } finally {
       await trx.rollback();
     }

@@ -106,6 +106,8 @@ const caller = groupId(1);
 async function openTarget(url: string, config: ReturnType<typeof loadConfig>): Promise<Target> {
   const meta = new pg.Client({ connectionString: readOnly(url), application_name: 'relay-bench-reporting-meta' });
   await meta.connect();
+  // The plans are explained as the services run them: without JIT (libs/shared db, sessionSettings).
+  await meta.query('SET jit = off');
   const info = await meta.query(`SELECT seeded_at, finished, rounds, transactions FROM bench_seed_info`).catch(() => ({ rows: [] as Record<string, unknown>[] }));
   const seed = info.rows[0] as Seed | undefined;
   if (!seed?.finished) throw new Error(`${new URL(url).pathname.slice(1)} is not seeded: run reporting-seed on it first`);

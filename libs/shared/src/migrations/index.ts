@@ -26,6 +26,7 @@ import * as unfinishedCounts from './024_unfinished_counts';
 import * as unfinishedFresh from './025_unfinished_fresh';
 import * as unfinishedCasinoCounts from './026_unfinished_casino_counts';
 import * as lateKeysFunction from './027_late_keys_function';
+import * as unfinishedCurrencyCounts from './028_unfinished_currency_counts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '025_unfinished_fresh': unfinishedFresh,
   '026_unfinished_casino_counts': unfinishedCasinoCounts,
   '027_late_keys_function': lateKeysFunction,
+  '028_unfinished_currency_counts': unfinishedCurrencyCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

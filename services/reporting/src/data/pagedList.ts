@@ -75,7 +75,7 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
   // Late row lookup: the page's ids come from the index alone where it covers filter and sort
   // (deep pages skip index entries, not table rows), then only the page's rows are read.
   const pageIds = servedByCompletionOrder(table, criteria)
-    ? completionOrderedIds(read, table, { filtered, scoped }, criteria, window, after)
+    ? completionOrderedIds(read, table, groupId, { filtered, scoped }, criteria, window, after)
     : scoped().select(`${table}.id`).orderByRaw(orderBy(table, criteria, sortsTheRange(criteria))).modify((q) => after(q, criteria.sort)).limit(window.take).offset(window.skip);
   const rowsQuery = read(table)
     .select(columns.map((c) => `${table}.${c}`))
