@@ -70,6 +70,22 @@ export interface SourceSpec {
 
 const ROLLUP_TABLE: Record<LedgerTable, string> = { transactions: 'ledger_rollup_transactions', rounds: 'ledger_rollup_rounds' };
 
+/** The rollups summed per day, studio, category and status (029), with the columns they keep. */
+const ROLLUP_BY_STATUS: Record<LedgerTable, { table: string; columns: ReadonlySet<string> }> = {
+  transactions: { table: 'ledger_rollup_transactions_by_status', columns: new Set(['group_id', 'category', 'status']) },
+  rounds: { table: 'ledger_rollup_rounds_by_status', columns: new Set(['group_id', 'status']) },
+};
+
+/**
+ * The rollups a total reads: summed per studio and status (029) when neither the filter nor the
+ * grouping names anything else (a row per day, not one per day and casino, game and currency), else
+ * the rollups by every key.
+ */
+function rollupTable(table: LedgerTable, named: { columns: ReadonlySet<string> }, dims: readonly SourceDim[]): string {
+  const coarse = ROLLUP_BY_STATUS[table];
+  return [...named.columns, ...dims].every((c) => c === 'day' || coarse.columns.has(c)) ? coarse.table : ROLLUP_TABLE[table];
+}
+
 /** The sums of each part, under the same names: n (rows), amount | bet_amount, payout_amount. */
 const SUMS: Record<LedgerTable, { rollup: (a: string) => string; rows: (a: string) => string }> = {
   transactions: {
@@ -357,7 +373,7 @@ export function ledgerSource(read: Knex, spec: SourceSpec, countOnly = false): K
   // A counted day's rollups hold its final rows only (an archived month's also hold the rows it left
   // unfinished, but a list, requirePartition, does not read those): a list's filter on the unfinished
   // status reads nothing there (without this, the whole rollup table of an unbounded range, to find no row).
-  const rollupRows = spec.narrow(read(`${ROLLUP_TABLE[table]} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', usableDays(read, spec))]);
+  const rollupRows = spec.narrow(read(`${rollupTable(table, named, dims)} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', usableDays(read, spec))]);
   if (spec.requirePartition && named.equals('status') === UNFINISHED_STATUS[table]) rollupRows.whereRaw('false');
   const rollup = selectDims(read, rollupRows, dims, (d) => dimOfRollup(d, 'r'), SUMS[table].rollup('r'));
   const statusNamed = narrowsStatus(named);

@@ -126,6 +126,17 @@ async function countsAgainstList(): Promise<number> {
     + (await differ('ledger_rollup_unfinished_currency_counts', 'parent, day, group_id, currency, category'));
 }
 
+/** Rows by which the rollups summed per studio and status (029) differ from summing the rollups themselves. */
+async function byStatusAgainstRollups(): Promise<number> {
+  const differ = async (coarse: string, rollup: string, key: string, sums: string) => {
+    const a = `SELECT ${key}, ${sums} FROM ${coarse}`;
+    const b = `SELECT ${key}, ${sums.split(', ').map((c) => `sum(${c}) AS ${c}`).join(', ')} FROM ${rollup} GROUP BY ${key}`;
+    return Number((await db.raw(`SELECT count(*) AS n FROM ((${a} EXCEPT ${b}) UNION ALL (${b} EXCEPT ${a})) x`)).rows[0].n);
+  };
+  return (await differ('ledger_rollup_transactions_by_status', 'ledger_rollup_transactions', 'day, group_id, category, status', 'n, amount'))
+    + (await differ('ledger_rollup_rounds_by_status', 'ledger_rollup_rounds', 'day, group_id, status', 'n, bet_amount, payout_amount'));
+}
+
 /** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game, without the studio]. */
 async function bitmapsAgainstPlayerLists(): Promise<[number, number, number]> {
   const decoded = (table: string, keys: string) => `
@@ -168,12 +179,16 @@ describe('exact totals from the daily rollups', () => {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
     }
     expect(await countsAgainstList()).toBe(0);
+    expect(await byStatusAgainstRollups()).toBe(0);
     const second = await runRollups(db, { closeMarginMs: 0, watermarkStepMs: 60_000 });
     expect(second?.recounted.length).toBeGreaterThan(0);
     expect(second?.partial?.day).toBe(today);
     expect(Number((await db.raw('SELECT count(*) AS n FROM rollup_stale_days')).rows[0].n)).toBe(0);
-    // The recounts deleted and listed rows again: the counts by key (024) followed.
+    // The recounts deleted and listed rows again: the counts by key (024) followed, and the sums per
+    // studio and status (029) followed the rollups' deletes, inserts and span merges.
     expect(await countsAgainstList()).toBe(0);
+    expect(await byStatusAgainstRollups()).toBe(0);
+    expect(Number((await db.raw('SELECT count(*) AS n FROM ledger_rollup_transactions_by_status')).rows[0].n)).toBeGreaterThan(0);
     await fill(50, await countedUntil(), Date.now()); // written after this count, before the watermark's next advance
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 60 });
@@ -380,6 +395,8 @@ describe('exact totals from the daily rollups', () => {
     expect(Date.parse(run?.partial?.countedUntil ?? '')).toBeGreaterThan(before);
     // The span's players joined today's bitmaps (OR-ed into its blocks), as they joined its player list.
     expect(await bitmapsAgainstPlayerLists()).toEqual([0, 0, 0]);
+    // The span was merged into today's rollup rows in place: the sums per studio and status followed.
+    expect(await byStatusAgainstRollups()).toBe(0);
     await db.raw(`UPDATE transactions SET status = 'SUCCESS', completed_at = now() WHERE id IN (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at >= ? ORDER BY random() LIMIT 5)`, [new Date(before)]);
     for (const table of ['transactions', 'rounds'] as const) {
       await fc.assert(fc.asyncProperty(filterArb(table), (f) => compare(table, f)), { numRuns: 40 });

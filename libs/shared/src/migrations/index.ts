@@ -27,6 +27,7 @@ import * as unfinishedFresh from './025_unfinished_fresh';
 import * as unfinishedCasinoCounts from './026_unfinished_casino_counts';
 import * as lateKeysFunction from './027_late_keys_function';
 import * as unfinishedCurrencyCounts from './028_unfinished_currency_counts';
+import * as rollupsByStatus from './029_rollups_by_status';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '026_unfinished_casino_counts': unfinishedCasinoCounts,
   '027_late_keys_function': lateKeysFunction,
   '028_unfinished_currency_counts': unfinishedCurrencyCounts,
+  '029_rollups_by_status': rollupsByStatus,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
