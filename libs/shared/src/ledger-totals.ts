@@ -323,6 +323,11 @@ interface Narrowed {
 
 function narrowed(read: Knex, spec: Pick<SourceSpec, 'narrow'>): Narrowed {
   const { sql, bindings } = spec.narrow(read('ledger_rollup_unfinished as probe'), 'probe').toSQL();
+  // The tables a total reads are chosen by the columns its filter names: a column named any other way
+  // (raw SQL) would go unseen, and a coarse table would then answer a filter it cannot apply.
+  if (/\bprobe\./.test(sql.replace(/"probe"\."[a-z_]+"/g, ''))) {
+    throw new Error('ledger totals: a filter must name its columns as "alias"."column" (knex where), not in raw SQL');
+  }
   return {
     columns: new Set(Array.from(sql.matchAll(/"probe"\."([a-z_]+)"/g), (m) => m[1])),
     equals: (column) => {

@@ -276,6 +276,12 @@ describe('exact totals from the daily rollups', () => {
     }
   });
 
+  it('When a filter names a column in raw SQL, then a total refuses it rather than answer it from a table that cannot apply that filter', () => {
+    expect(() => ledgerCount(db, { table: 'rounds', requirePartition: true, narrow: (q, alias) => q.whereRaw(`${alias}.provider_id = ?`, ['c1']) }))
+      .toThrow(/must name its columns/);
+    expect(() => ledgerCount(db, { table: 'rounds', requirePartition: true, narrow: (q, alias) => q.where(`${alias}.provider_id`, 'c1') })).not.toThrow();
+  });
+
   it('When the unfinished list changes by any statement (rows added, some of a key removed, updated, the table emptied), then its counts by key follow in the same transaction', async () => {
     const trx = await db.transaction();
     try {

@@ -11,7 +11,8 @@ import type { Knex } from 'knex';
  * Kept by statement triggers on the rollups (their transition tables: rows added, removed, updated
  * in place by a span's merge), in the writer's own transaction, whoever writes them (the job's counts
  * and recounts, the archiving's replacement of a month). The rollups are written by the job alone,
- * never by a money call. A key's row goes when its count reaches 0.
+ * never by a money call. A key's row goes when its count reaches 0. The key leads with the studio: a
+ * studio's total over any range reads its own rows only.
  */
 interface ByStatus {
   source: string;
@@ -23,11 +24,11 @@ interface ByStatus {
 
 const TABLES: ByStatus[] = [
   {
-    source: 'ledger_rollup_transactions', table: 'ledger_rollup_transactions_by_status', key: 'day, group_id, category, status',
+    source: 'ledger_rollup_transactions', table: 'ledger_rollup_transactions_by_status', key: 'group_id, day, category, status',
     sums: ['n', 'amount'], columns: 'day date NOT NULL, group_id text NOT NULL, category text NOT NULL, status text NOT NULL, n bigint NOT NULL, amount numeric NOT NULL',
   },
   {
-    source: 'ledger_rollup_rounds', table: 'ledger_rollup_rounds_by_status', key: 'day, group_id, status',
+    source: 'ledger_rollup_rounds', table: 'ledger_rollup_rounds_by_status', key: 'group_id, day, status',
     sums: ['n', 'bet_amount', 'payout_amount'], columns: 'day date NOT NULL, group_id text NOT NULL, status text NOT NULL, n bigint NOT NULL, bet_amount numeric NOT NULL, payout_amount numeric NOT NULL',
   },
 ];
@@ -39,11 +40,12 @@ function objects({ source, table, key, sums, columns }: ByStatus): string {
       INSERT INTO ${table} AS c (${key}, ${sums.join(', ')})
       SELECT ${key}, ${summed} FROM ${rows} GROUP BY ${key}
       ON CONFLICT (${key}) DO UPDATE SET ${sums.map((s) => `${s} = c.${s} + excluded.${s}`).join(', ')};`;
+  // Only the keys the statement touched: a trigger fires on every statement, rows or none.
   const remove = (rows: string) => `
       UPDATE ${table} c SET ${sums.map((s) => `${s} = c.${s} - r.${s}`).join(', ')}
         FROM (SELECT ${key}, ${summed} FROM ${rows} GROUP BY ${key}) r
        WHERE ${same};
-      DELETE FROM ${table} WHERE n = 0;`;
+      DELETE FROM ${table} c USING (SELECT DISTINCT ${key} FROM ${rows}) r WHERE ${same} AND c.n = 0;`;
   return `
     CREATE TABLE ${table} (${columns}, PRIMARY KEY (${key}));
     CREATE FUNCTION ${table}_added() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN${add('added')}
