@@ -247,4 +247,24 @@ describe('012_reporting_sort_indexes', () => {
     expect(bySettled.rows.every((r) => r.settledAt === undefined)).toBe(true);
     expect(bySettled.total).toBe(15_000);
   });
+
+  it('When another studio wrote the newest rows, then a studio\'s cash-ins newest first come from its own index, not from the platform\'s newest rows', async () => {
+    // A week of another studio's cash-ins after the last of grp-1's (the fill ends on 2026-10-23).
+    await db.raw(`
+      INSERT INTO transactions (id, provider_id, transaction_id, category, status, group_id, game_id, player_id, session_id, round_id,
+                                amount, currency, language, balance, request_fingerprint, claimed_at, completed_at, created_at, updated_at)
+      SELECT gen_random_uuid(), 'cas-o', 'o-' || i, 'CASH_IN', 'SUCCESS', 'grp-other', 7, 'p', 's', 'ro-' || i,
+             1, 'EUR', 'en', 100, 'f', t, t, t, t
+        FROM generate_series(1, 20000) i, LATERAL (SELECT timestamptz '2026-10-24 00:00:00+00' + (i * interval '30 seconds') AS t) x`);
+    await db.raw('ANALYZE transactions');
+    const run = (read: Knex) => new TransactionRepository(read).list('grp-1', { category: 'CASH_IN' }, { ...page, sort: TRANSACTION_SORT_COLUMNS.createdAt });
+    const plan = await pagePlan(run);
+    expect(plan).toMatch(/Index (Only )?Scan using transactions_p2026_10_group_id_created_at_id_idx/);
+    expect(plan).not.toMatch(/using transactions_p2026_10_created_at_id_idx/);
+    const rows = (await run(db)).rows as { category: string; createdAt: string }[];
+    expect(rows.length).toBe(page.limit);
+    expect(rows.every((r) => r.category === 'CASH_IN')).toBe(true);
+    const keys = rows.map((r) => r.createdAt);
+    expect(keys).toEqual([...keys].sort().reverse());
+  });
 });
