@@ -1,4 +1,3 @@
-import { LATE_COMPLETION } from '@relay/shared';
 /**
  * The rule that closes a day, for any instant (docs/ledger.md, "Exact totals"): the rows created
  * before an instant are all there for good once it is the margin in the past and no transaction
@@ -7,12 +6,21 @@ import { LATE_COMPLETION } from '@relay/shared';
  * and a transaction starting later has a later now().
  */
 
+import { LATE_COMPLETION } from '@relay/shared';
+
 export type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
 
 export const DAY_MS = 86_400_000;
 export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
 /** An instant as the job stores and compares it: milliseconds are exact (the step is whole milliseconds). */
 export const INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/** The other client sessions of this database, whose running transactions may still write rows (autovacuum writes none). */
+const OTHER_CLIENTS = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'`;
+/** When the oldest transaction of another client session started (NULL: none running). */
+const OLDEST_RUNNING_START = `(SELECT min(a.xact_start) FROM pg_stat_activity a WHERE ${OTHER_CLIENTS})`;
+/** Prepared transactions of this database: any of them may have begun at any earlier instant. */
+const PREPARED = `pg_prepared_xacts p WHERE p.database = current_database()`;
 
 /**
  * The sessions of this database whose transaction start the job cannot read: another role's
@@ -32,11 +40,9 @@ const UNSEEN = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND
 async function notSettledBefore(sql: Sql, instant: string, marginMs: number, says: { early: string; before: string }): Promise<string | null> {
   const [row] = await sql<{ early: boolean; running: number; hidden: number; prepared: number }>(
     `SELECT clock_timestamp() < ?::timestamptz + make_interval(secs => ? / 1000.0) AS early,
-            (SELECT count(*) FROM pg_stat_activity a
-              WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
-                AND a.xact_start < ?::timestamptz)::int AS running,
+            (SELECT count(*) FROM pg_stat_activity a WHERE ${OTHER_CLIENTS} AND a.xact_start < ?::timestamptz)::int AS running,
             (SELECT count(*) FROM pg_stat_activity a WHERE ${UNSEEN})::int AS hidden,
-            (SELECT count(*) FROM pg_prepared_xacts p WHERE p.database = current_database())::int AS prepared`,
+            (SELECT count(*) FROM ${PREPARED})::int AS prepared`,
     [instant, marginMs, instant],
   );
   if (row.early) return says.early;
@@ -63,9 +69,7 @@ export function notClosed(sql: Sql, day: string, marginMs: number): Promise<stri
 export async function watermark(sql: Sql, marginMs: number, stepMs: number): Promise<{ at: string } | { heldBack: string }> {
   const [row] = await sql<{ at: string }>(
     `SELECT to_char(date_bin(make_interval(secs => ? / 1000.0),
-                             least(clock_timestamp() - make_interval(secs => ? / 1000.0),
-                                   (SELECT min(a.xact_start) FROM pg_stat_activity a
-                                     WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend')),
+                             least(clock_timestamp() - make_interval(secs => ? / 1000.0), ${OLDEST_RUNNING_START}),
                              'epoch'::timestamptz) AT TIME ZONE 'UTC', ${INSTANT}) AS at`,
     // Never ahead of the clock, whatever the margin (tests judge days with a negative one).
     [stepMs, Math.max(0, marginMs)],
@@ -86,13 +90,9 @@ export async function watermark(sql: Sql, marginMs: number, stepMs: number): Pro
  */
 export async function listingHorizon(sql: Sql, marginMs: number): Promise<string | null> {
   const [row] = await sql<{ at: string | null }>(
-    `SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts p WHERE p.database = current_database())
-                   OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE ${UNSEEN})
+    `SELECT CASE WHEN EXISTS (SELECT 1 FROM ${PREPARED}) OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE ${UNSEEN})
                  THEN NULL
-                 ELSE to_char((least(clock_timestamp(),
-                                     (SELECT min(a.xact_start) FROM pg_stat_activity a
-                                       WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'))
-                               - make_interval(secs => ? / 1000.0) - ${LATE_COMPLETION.sql})
+                 ELSE to_char((least(clock_timestamp(), ${OLDEST_RUNNING_START}) - make_interval(secs => ? / 1000.0) - ${LATE_COMPLETION.sql})
                               AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS at`,
     [Math.max(0, marginMs)],
   );
