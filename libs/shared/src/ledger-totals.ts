@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { ROLLUPS_BY_STATUS } from './migrations/029_rollups_by_status';
 import { CASINO_COUNTS, CURRENCY_COUNTS, FINE_COUNTS } from './migrations/unfinished-counts';
 
 /**
@@ -61,29 +62,40 @@ export interface SourceSpec {
   /** Lists: an archived month (no partition) counts nothing. Reports: its rollups stay. */
   requirePartition: boolean;
   /**
-   * The name of a CTE of the caller's statement holding listedToLookUp() of this period and filter:
+   * The name of a CTE of the caller's statement holding listedMoved() of this period and filter:
    * the transactions' sources of a finished status read the listed rows that moved from it instead
-   * of computing them each (see listedToLookUp).
+   * of computing them each (see listedMoved).
    */
   listed?: string;
 }
 
 const ROLLUP_TABLE: Record<LedgerTable, string> = { transactions: 'ledger_rollup_transactions', rounds: 'ledger_rollup_rounds' };
 
-/** The rollups summed per day, studio, category and status (029), with the columns they keep. */
-const ROLLUP_BY_STATUS: Record<LedgerTable, { table: string; columns: ReadonlySet<string> }> = {
-  transactions: { table: 'ledger_rollup_transactions_by_status', columns: new Set(['group_id', 'category', 'status']) },
-  rounds: { table: 'ledger_rollup_rounds_by_status', columns: new Set(['group_id', 'status']) },
-};
+/** A coarser table a total may read, and the columns it keeps: its key, less the day and the list's parent. */
+interface Coarse {
+  table: string;
+  columns?: ReadonlySet<string>;
+}
+const coarse = ({ table, key }: { table: string; key: string }): Coarse => ({
+  table, columns: new Set(key.split(', ').filter((c) => c !== 'day' && c !== 'parent')),
+});
+
+/**
+ * The first of `choices` that keeps every column the filter or the grouping names (the day is in every
+ * one; `besides`: columns the caller supplies itself), or undefined.
+ */
+function coarsestFor(choices: readonly Coarse[], named: Narrowed, dims: readonly SourceDim[], besides: readonly string[] = []): Coarse | undefined {
+  const asked = [...named.columns, ...dims].filter((c) => c !== 'day' && !besides.includes(c));
+  return choices.find((choice) => asked.every((c) => choice.columns?.has(c)));
+}
 
 /**
  * The rollups a total reads: summed per studio and status (029) when neither the filter nor the
  * grouping names anything else (a row per day, not one per day and casino, game and currency), else
  * the rollups by every key.
  */
-function rollupTable(table: LedgerTable, named: { columns: ReadonlySet<string> }, dims: readonly SourceDim[]): string {
-  const coarse = ROLLUP_BY_STATUS[table];
-  return [...named.columns, ...dims].every((c) => c === 'day' || coarse.columns.has(c)) ? coarse.table : ROLLUP_TABLE[table];
+function rollupTable(table: LedgerTable, named: Narrowed, dims: readonly SourceDim[]): string {
+  return coarsestFor([coarse(ROLLUPS_BY_STATUS[table])], named, dims)?.table ?? ROLLUP_TABLE[table];
 }
 
 /** The sums of each part, under the same names: n (rows), amount | bet_amount, payout_amount. */
@@ -236,7 +248,7 @@ function movedRows(read: Knex, spec: SourceSpec, studio: string | undefined): Kn
  *
  * finished: the caller keeps only rows of a finished status (SUCCESS, FAILED, SETTLED): a listed row
  * has one only if it moved (movedRows), so only those are read. A statement that reads them twice
- * (a report's sums and players) names its CTE of them in `listed` (listedToLookUp).
+ * (a report's sums and players) names its CTE of them in `listed` (listedMoved).
  */
 function listedRows(read: Knex, spec: SourceSpec, finished: boolean, studio: string | undefined): Knex.Raw {
   const { table } = spec;
@@ -253,7 +265,7 @@ function listedRows(read: Knex, spec: SourceSpec, finished: boolean, studio: str
  * with two sources that read them, a report's sums (ledgerSource) and its players (ledgerPlayerBits):
  * the caller makes it a MATERIALIZED CTE and names it in both specs' `listed`, so it is read once.
  */
-export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dims' | 'listed'>): Knex.Raw {
+export function listedMoved(read: Knex, spec: Omit<SourceSpec, 'table' | 'dims' | 'listed'>): Knex.Raw {
   const s: SourceSpec = { ...spec, table: 'transactions', dims: [] };
   return movedRows(read, s, studioOf(narrowed(read, s)));
 }
@@ -266,7 +278,7 @@ export function listedToLookUp(read: Knex, spec: Omit<SourceSpec, 'table' | 'dim
  * row whose table row has left (its month being removed; an archived month's list is emptied) counts
  * as it was listed.
  */
-function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefined, counts: CountsChoice): Knex.Raw {
+function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefined, counts: Coarse): Knex.Raw {
   const { table } = spec;
   const kept = UNFINISHED_KEPT[table];
   const unfinished = UNFINISHED_STATUS[table];
@@ -287,15 +299,7 @@ function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefine
  * keeps (026: per casino; 028: per currency and category). The first that holds every column a total
  * names answers it.
  */
-const COARSE_COUNTS: readonly { table: string; columns: ReadonlySet<string> }[] = [
-  { table: CASINO_COUNTS.table, columns: new Set(['group_id', 'provider_id']) },
-  { table: CURRENCY_COUNTS.table, columns: new Set(['group_id', 'currency', 'category']) },
-];
-interface CountsChoice {
-  table: string;
-  /** The list's columns it keeps; undefined: all of them. */
-  columns?: ReadonlySet<string>;
-}
+const COARSE_COUNTS: readonly Coarse[] = [coarse(CASINO_COUNTS), coarse(CURRENCY_COUNTS)];
 const KEPT_TYPE: Record<string, string> = { provider_id: 'text', game_id: 'integer', currency: 'text', category: 'text' };
 
 /**
@@ -303,9 +307,8 @@ const KEPT_TYPE: Record<string, string> = { provider_id: 'text', game_id: 'integ
  * grouping names a column it does not keep (the day and the status aside: the day is in every one,
  * and the status is not a column of the list), else the counts by every key (024).
  */
-function countsTable(named: Narrowed, dims: readonly SourceDim[]): CountsChoice {
-  const asked = [...named.columns, ...dims].filter((c) => c !== 'day' && c !== 'status');
-  return COARSE_COUNTS.find((c) => asked.every((column) => c.columns.has(column))) ?? { table: FINE_COUNTS.table };
+function countsTable(named: Narrowed, dims: readonly SourceDim[]): Coarse {
+  return coarsestFor(COARSE_COUNTS, named, dims, ['status']) ?? { table: FINE_COUNTS.table };
 }
 
 /** The same columns as SUMS' rows, for a part read only for its number of rows `n` (over the list's counts of 024: sum(t.n)). */

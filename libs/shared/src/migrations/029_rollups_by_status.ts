@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
  * never by a money call. A key's row goes when its count reaches 0. The key leads with the studio: a
  * studio's total over any range reads its own rows only.
  */
-interface ByStatus {
+export interface ByStatus {
   source: string;
   table: string;
   key: string;
@@ -22,16 +22,18 @@ interface ByStatus {
   columns: string;
 }
 
-const TABLES: ByStatus[] = [
-  {
+/** The two tables, by the money table their rollups count (ledger-totals reads their keys). */
+export const ROLLUPS_BY_STATUS: Record<'transactions' | 'rounds', ByStatus> = {
+  transactions: {
     source: 'ledger_rollup_transactions', table: 'ledger_rollup_transactions_by_status', key: 'group_id, day, category, status',
     sums: ['n', 'amount'], columns: 'day date NOT NULL, group_id text NOT NULL, category text NOT NULL, status text NOT NULL, n bigint NOT NULL, amount numeric NOT NULL',
   },
-  {
+  rounds: {
     source: 'ledger_rollup_rounds', table: 'ledger_rollup_rounds_by_status', key: 'group_id, day, status',
     sums: ['n', 'bet_amount', 'payout_amount'], columns: 'day date NOT NULL, group_id text NOT NULL, status text NOT NULL, n bigint NOT NULL, bet_amount numeric NOT NULL, payout_amount numeric NOT NULL',
   },
-];
+};
+const TABLES = Object.values(ROLLUPS_BY_STATUS);
 
 function objects({ source, table, key, sums, columns }: ByStatus): string {
   const same = key.split(', ').map((c) => `c.${c} = r.${c}`).join(' AND ');

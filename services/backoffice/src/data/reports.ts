@@ -1,4 +1,4 @@
-import { ledgerPlayerBits, ledgerSource, listedToLookUp, PLAYER_BLOCK_BITS, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
+import { ledgerPlayerBits, ledgerSource, listedMoved, PLAYER_BLOCK_BITS, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { streamed } from './streamed';
@@ -64,7 +64,7 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
   const period = { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false };
   const keys = dims.map((d) => SOURCE_DIM[d]);
   // The listed transactions that moved, computed once for the sums and the players (withListed).
-  const listedRows = listedToLookUp(read, { ...period, narrow });
+  const listedRows = listedMoved(read, { ...period, narrow });
   const listed = LISTED;
   const tx = ledgerSource(read, {
     ...period,
@@ -91,7 +91,7 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
   return { source, listed: listedRows };
 }
 
-/** The CTE holding a report's listed transactions to look up (libs/shared listedToLookUp). */
+/** The CTE holding a report's listed transactions to look up (libs/shared listedMoved). */
 const LISTED = 'report_listed';
 
 /**
