@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
-import { ROLLUPS_BY_STATUS } from './migrations/029_rollups_by_status';
-import { CASINO_COUNTS, CURRENCY_COUNTS, FINE_COUNTS } from './migrations/unfinished-counts';
+import { COARSE_ROLLUPS } from './migrations/030_report_rollups';
+import { SPAN_TABLES } from './migrations/031_player_bit_spans';
+
+export { SPAN_EPOCH, SPAN_LENGTHS, SPAN_TABLES } from './migrations/031_player_bit_spans';
+import { CASINO_COUNTS, CASINO_CURRENCY_COUNTS, CURRENCY_COUNTS, FINE_COUNTS } from './migrations/unfinished-counts';
 
 /**
  * Exact aggregates of the money history from the daily rollups (migration 009, docs/ledger.md
@@ -90,12 +93,13 @@ function coarsestFor(choices: readonly Coarse[], named: Narrowed, dims: readonly
 }
 
 /**
- * The rollups a total reads: summed per studio and status (029) when neither the filter nor the
- * grouping names anything else (a row per day, not one per day and casino, game and currency), else
- * the rollups by every key.
+ * The rollups a total reads: the first coarse sums that keep every column the filter and the grouping
+ * name (029: per studio and status, a row per day, not one per day and casino, game and currency;
+ * 030: per studio and currency, per casino and currency, what reports group by), else the rollups by
+ * every key.
  */
 function rollupTable(table: LedgerTable, named: Narrowed, dims: readonly SourceDim[]): string {
-  return coarsestFor([coarse(ROLLUPS_BY_STATUS[table])], named, dims)?.table ?? ROLLUP_TABLE[table];
+  return coarsestFor(COARSE_ROLLUPS[table].map(coarse), named, dims)?.table ?? ROLLUP_TABLE[table];
 }
 
 /** The sums of each part, under the same names: n (rows), amount | bet_amount, payout_amount. */
@@ -296,11 +300,11 @@ function listedCountsNow(read: Knex, spec: SourceSpec, studio: string | undefine
 
 /**
  * The list's counts: by every key it keeps (024), and coarser ones, each with the list's columns it
- * keeps (026: per casino; 028: per currency and category). The first that holds every column a total
- * names answers it.
+ * keeps (026: per studio and casino; 028: per studio, currency and category; 030: per casino,
+ * currency and category). The first that holds every column a total names answers it.
  */
-const COARSE_COUNTS: readonly Coarse[] = [coarse(CASINO_COUNTS), coarse(CURRENCY_COUNTS)];
-const KEPT_TYPE: Record<string, string> = { provider_id: 'text', game_id: 'integer', currency: 'text', category: 'text' };
+const COARSE_COUNTS: readonly Coarse[] = [coarse(CASINO_COUNTS), coarse(CURRENCY_COUNTS), coarse(CASINO_CURRENCY_COUNTS)];
+const KEPT_TYPE: Record<string, string> = { group_id: 'text', provider_id: 'text', game_id: 'integer', currency: 'text', category: 'text' };
 
 /**
  * The smallest counts of the list that answer a total: a coarse one when neither the filter nor the
@@ -410,9 +414,10 @@ export const PLAYER_BLOCK_BITS = 4096;
  * them). A player is a casino's (the same id at two casinos is two players): each casino numbers
  * its players densely (ledger_player_ids, migration 020), and a set of players is, per block of
  * PLAYER_BLOCK_BITS numbers, a bitmap. Rows of (dims..., player_casino, player_block, player_id,
- * player_bits), possibly repeated, that the caller aggregates in two steps: per group and
- * (player_casino, player_block, player_id) bit_or(player_bits), then per group the sum of
- * bit_count of those, plus 1 per row with a player_id. Exact:
+ * player_bits): one per group and block of a casino's numbers (player_bits: the group's players of
+ * that block), and one per group and player the dictionary does not know (player_id, no block nor
+ * bits). A group's players are the sum of bit_count(player_bits) over its rows, plus 1 per row with
+ * a player_id: the caller needs no OR of its own. Exact:
  *
  * - a usable counted day with bitmaps gives its bitmap rows (without the game when neither dims
  *   nor the filter name it: a quarter of the rows), a usable counted day without (counted before
@@ -433,15 +438,24 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   // game, or without the studio either (022: what a casino's or the platform's finance report reads).
   const named = narrowed(read, spec);
   const grouped = new Set([...spec.dims, ...named.columns]);
-  const bitsTable = grouped.has('game_id') ? 'ledger_rollup_player_bits'
-    : grouped.has('group_id') ? 'ledger_rollup_player_bits_all_games' : 'ledger_rollup_player_bits_by_casino';
+  const bits = grouped.has('game_id') ? { table: 'ledger_rollup_player_bits', key: ['group_id', 'provider_id', 'game_id', 'currency'] }
+    : grouped.has('group_id') ? { table: 'ledger_rollup_player_bits_all_games', key: ['group_id', 'provider_id', 'currency'] }
+      : { table: 'ledger_rollup_player_bits_by_casino', key: ['provider_id', 'currency'] };
   // Each part ORs its own bitmaps per group and block first: the caller then sorts a few rows per
-  // group and block instead of one per day (an OR of ORs is the OR of all).
+  // group and block instead of one per day (an OR of ORs is the OR of all). Grouped by the day and
+  // every other column of the bitmaps' key, a row is already its group's block: OR-ing each with
+  // itself cost a month's report by day and casino most of its time (12,000 groups of 512-byte
+  // states, spilled to disk).
   const blockKey = Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', ');
-  const perBlock = (q: Knex.QueryBuilder) => q.groupByRaw(blockKey);
-  const bitmaps = perBlock(spec.narrow(read(`${bitsTable} as r`), 'r')
+  const oneRowPerBlock = spec.dims.includes('day') && bits.key.every((c) => spec.dims.includes(c as SourceDim));
+  const bitmapRows = spec.narrow(read(`${bits.table} as r`), 'r')
     .whereRaw('?', [inDays(read, spec, 'r', withBits)])
-    .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id', 'bit_or(r.bits) AS player_bits'].join(', '))));
+    .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id',
+      oneRowPerBlock ? 'r.bits AS player_bits' : 'bit_or(r.bits) AS player_bits'].join(', ')));
+  const spanTable = SPAN_TABLES.find((t) => t.days === bits.table);
+  const bitmaps = oneRowPerBlock ? bitmapRows
+    : !spec.dims.includes('day') && spanTable ? bitmapsOverSpans(read, spec, withBits, bits.table, spanTable.spans)
+      : bitmapRows.groupByRaw(blockKey);
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
   const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('?', [inDays(read, spec, 'r', withoutBits)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
@@ -462,7 +476,45 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
       GROUP BY ${blockKey}`,
     [listed, unfinished, overLiveRanges(read, s, live)],
   );
-  return read.raw('(?) UNION ALL (?)', [bitmaps, mapped]);
+  // The bitmaps' block and the same block of the other parts (a few rows: today, the edges, the listed
+  // rows that moved) OR-ed into one row; the unknown players (no block) match no bitmap row.
+  const key = [...spec.dims, 'player_casino', 'player_block'];
+  return read.raw(
+    `SELECT ${key.map((c) => `coalesce(b.${c}, m.${c}) AS ${c}`).join(', ')}, m.player_id,
+            CASE WHEN m.player_bits IS NULL THEN b.player_bits WHEN b.player_bits IS NULL THEN m.player_bits ELSE b.player_bits | m.player_bits END AS player_bits
+       FROM (?) b FULL JOIN (?) m ON ${key.map((c) => `b.${c} = m.${c}`).join(' AND ')}`,
+    [bitmaps, mapped],
+  );
+}
+
+/**
+ * The bitmap part of ledgerPlayerBits for groups without the day, OR-ed per group and block: the
+ * blocks of the longest spans of days (migration 031) whose every day is among `withBits` (the
+ * period's usable days with bitmaps; spans are nested or disjoint, so the longest that qualify do not
+ * overlap), and those of each other day of `withBits` from `dayTable`. A span is the OR of its days'
+ * bitmaps as they stand (031's triggers delete it when one changes), so this ORs the same bits as the
+ * days would, a few spans instead of up to 64 days each.
+ */
+function bitmapsOverSpans(read: Knex, spec: Omit<SourceSpec, 'table'>, withBits: Knex.Raw, dayTable: string, spanTable: string): Knex.Raw {
+  const cols = [...spec.dims.map((d) => `r.${d} AS ${d}`), 'r.provider_id AS player_casino', 'r.block AS player_block', 'r.bits'].join(', ');
+  const fromSpans = spec.narrow(read(`${spanTable} as r`), 'r')
+    .whereRaw('(r.first_day, r.days) IN (SELECT c.first_day, c.days FROM chosen c)').select(read.raw(cols));
+  const fromDays = spec.narrow(read(`${dayTable} as r`), 'r')
+    .whereRaw('?', [inDays(read, spec, 'r', read.raw('SELECT w.day FROM w WHERE NOT EXISTS (SELECT 1 FROM chosen c WHERE w.day >= c.first_day AND w.day < c.first_day + c.days)'))])
+    .select(read.raw(cols));
+  const out = [...spec.dims.map((d) => `r.${d}`), 'r.player_casino', 'r.player_block'].join(', ');
+  return read.raw(
+    `WITH w AS MATERIALIZED (?),
+     qualified AS (
+       SELECT s.first_day, s.days FROM ledger_rollup_player_spans s
+        WHERE s.first_day >= (SELECT min(w.day) FROM w) AND s.first_day <= (SELECT max(w.day) FROM w)
+          AND (SELECT count(*) FROM w WHERE w.day >= s.first_day AND w.day < s.first_day + s.days) = s.days),
+     chosen AS MATERIALIZED (
+       SELECT a.first_day, a.days FROM qualified a
+        WHERE NOT EXISTS (SELECT 1 FROM qualified b WHERE b.days > a.days AND b.first_day <= a.first_day AND b.first_day + b.days >= a.first_day + a.days))
+     SELECT ${out}, NULL::text AS player_id, bit_or(r.bits) AS player_bits FROM ((?) UNION ALL (?)) r GROUP BY ${out}`,
+    [withBits, fromSpans, fromDays],
+  );
 }
 
 /** The exact number of rows of a source with no grouping. */

@@ -123,10 +123,11 @@ async function countsAgainstList(): Promise<number> {
   };
   return (await differ('ledger_rollup_unfinished_counts', 'parent, day, group_id, provider_id, game_id, currency, category'))
     + (await differ('ledger_rollup_unfinished_casino_counts', 'parent, day, group_id, provider_id'))
-    + (await differ('ledger_rollup_unfinished_currency_counts', 'parent, day, group_id, currency, category'));
+    + (await differ('ledger_rollup_unfinished_currency_counts', 'parent, day, group_id, currency, category'))
+    + (await differ('ledger_rollup_unfinished_casino_currency_counts', 'parent, day, provider_id, currency, category'));
 }
 
-/** Rows by which the rollups summed per studio and status (029) differ from summing the rollups themselves. */
+/** Rows by which the coarse rollups (029's per studio and status, 030's per casino or studio and currency) differ from summing the rollups themselves. */
 async function byStatusAgainstRollups(): Promise<number> {
   const differ = async (coarse: string, rollup: string, key: string, sums: string) => {
     const a = `SELECT ${key}, ${sums} FROM ${coarse}`;
@@ -134,7 +135,11 @@ async function byStatusAgainstRollups(): Promise<number> {
     return Number((await db.raw(`SELECT count(*) AS n FROM ((${a} EXCEPT ${b}) UNION ALL (${b} EXCEPT ${a})) x`)).rows[0].n);
   };
   return (await differ('ledger_rollup_transactions_by_status', 'ledger_rollup_transactions', 'day, group_id, category, status', 'n, amount'))
-    + (await differ('ledger_rollup_rounds_by_status', 'ledger_rollup_rounds', 'day, group_id, status', 'n, bet_amount, payout_amount'));
+    + (await differ('ledger_rollup_rounds_by_status', 'ledger_rollup_rounds', 'day, group_id, status', 'n, bet_amount, payout_amount'))
+    + (await differ('ledger_rollup_transactions_by_casino', 'ledger_rollup_transactions', 'day, provider_id, currency, category, status', 'n, amount'))
+    + (await differ('ledger_rollup_rounds_by_casino', 'ledger_rollup_rounds', 'day, provider_id, currency, status', 'n, bet_amount, payout_amount'))
+    + (await differ('ledger_rollup_transactions_by_studio', 'ledger_rollup_transactions', 'day, group_id, currency, category, status', 'n, amount'))
+    + (await differ('ledger_rollup_rounds_by_studio', 'ledger_rollup_rounds', 'day, group_id, currency, status', 'n, bet_amount, payout_amount'));
 }
 
 /** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game, without the studio]. */

@@ -301,18 +301,46 @@ describe('When reports and search totals are read from the daily rollups and the
     expect(second?.rolled.length).toBe(DAYS - 3);
     expect(second?.bitmapped).toEqual(first?.rolled.filter((d) => !second?.recounted.includes(d)));
     expect(second?.partial?.day).toBe(dayText(0));
+    // Eight whole days hold an aligned span of four: its players' bitmaps are built (migration 031).
+    expect(second?.spans).toBeGreaterThan(0);
     expect(Number((await db.raw('SELECT count(*) AS n FROM rollup_stale_days')).rows[0].n)).toBe(0);
     await expectDenseDictionary();
     await check();
     // Every day forgotten again, then given its bitmaps from its player list alone (nothing to count).
     const counted = await forgetBitmaps();
     expect(counted).toHaveLength(DAYS + 1); // and today, counted up to its watermark
+    // The spans went with their days' bitmaps (031's triggers).
+    expect(Number((await db.raw('SELECT count(*) AS n FROM ledger_rollup_player_spans')).rows[0].n)).toBe(0);
     await check();
     const third = await runRollups(db, { closeMarginMs: 0 });
     expect({ rolled: third?.rolled, recounted: third?.recounted, bitmapped: third?.bitmapped }).toEqual({ rolled: [], recounted: [], bitmapped: counted });
+    expect(third?.spans).toBeGreaterThan(0);
     await expectDenseDictionary();
     await check();
     expect((await changeAfterCounting()).length).toBe(1);
     await check();
   }, 300000);
+
+  it('then a report not grouped by day reads the spans of days whose days are all usable, and no span holding a stale day', async () => {
+    await runRollups(db, { closeMarginMs: 0 });
+    const [span] = (await db.raw(`SELECT to_char(first_day, 'YYYY-MM-DD') AS first, days FROM ledger_rollup_player_spans ORDER BY first_day LIMIT 1`)).rows as { first: string; days: number }[];
+    expect(span).toBeDefined();
+    const f: ReportFilter = { fromDay: dayText(DAYS), toDay: dayText(0) };
+    const dims: Dimension[] = ['casino', 'currency'];
+    const expected = cents(await plainReport({ type: 'platform' }, f, dims));
+    const players = (rows: Record<string, unknown>[]) => rows.reduce((n, r) => n + Number(r.players), 0);
+    const trx = await db.transaction();
+    try {
+      const read = async () => cents((await reportRows(trx, { type: 'platform' }, f, dims, { limit: 1000, offset: 0 })).rows);
+      expect(await read()).toEqual(expected);
+      // Every bit of the span's blocks set (rolled back below): the report counts thousands more players, so it read the span.
+      await trx.raw(`UPDATE ledger_rollup_player_bits_by_casino_spans SET bits = ~(B'0'::bit(4096)) WHERE first_day = ?::date AND days = ?::int`, [span.first, span.days]);
+      expect(players(await read())).toBeGreaterThan(players(expected) + 4000);
+      // A day of the span marked stale (as a takeover does): the span is not read, its days are.
+      await trx.raw(`INSERT INTO rollup_stale_days (day) VALUES (?::date + 1)`, [span.first]);
+      expect(await read()).toEqual(expected);
+    } finally {
+      await trx.rollback();
+    }
+  }, 60000);
 });

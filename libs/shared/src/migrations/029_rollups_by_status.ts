@@ -35,7 +35,12 @@ export const ROLLUPS_BY_STATUS: Record<'transactions' | 'rounds', ByStatus> = {
 };
 const TABLES = Object.values(ROLLUPS_BY_STATUS);
 
-function objects({ source, table, key, sums, columns }: ByStatus): string {
+/**
+ * A table of a rollup's sums by a coarser key (`key`, a subset of the rollup's), its four statement
+ * triggers on the rollup, and its rows summed from the rollup as it stands (the caller holds the
+ * rollup locked against writes). Migration 030 makes more of them.
+ */
+export function coarseRollupTable({ source, table, key, sums, columns }: ByStatus): string {
   const same = key.split(', ').map((c) => `c.${c} = r.${c}`).join(' AND ');
   const summed = sums.map((s) => `sum(${s}) AS ${s}`).join(', ');
   const add = (rows: string) => `
@@ -74,19 +79,21 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     -- No job writes the rollups while the sums start from them.
     LOCK TABLE ledger_rollup_transactions, ledger_rollup_rounds IN SHARE ROW EXCLUSIVE MODE;
-    ${TABLES.map(objects).join('\n')}
+    ${TABLES.map(coarseRollupTable).join('\n')}
   `);
 }
 
-export async function down(knex: Knex): Promise<void> {
-  for (const { source, table } of TABLES) {
-    await knex.raw(`
+/** Drops what coarseRollupTable made. */
+export function dropCoarseRollupTable({ source, table }: ByStatus): string {
+  return `
       DROP TRIGGER IF EXISTS ${table}_added ON ${source};
       DROP TRIGGER IF EXISTS ${table}_removed ON ${source};
       DROP TRIGGER IF EXISTS ${table}_updated ON ${source};
       DROP TRIGGER IF EXISTS ${table}_emptied ON ${source};
       DROP FUNCTION IF EXISTS ${table}_added(), ${table}_removed(), ${table}_updated(), ${table}_emptied();
-      DROP TABLE IF EXISTS ${table};
-    `);
-  }
+      DROP TABLE IF EXISTS ${table};`;
+}
+
+export async function down(knex: Knex): Promise<void> {
+  for (const t of TABLES) await knex.raw(dropCoarseRollupTable(t));
 }

@@ -28,6 +28,8 @@ import * as unfinishedCasinoCounts from './026_unfinished_casino_counts';
 import * as lateKeysFunction from './027_late_keys_function';
 import * as unfinishedCurrencyCounts from './028_unfinished_currency_counts';
 import * as rollupsByStatus from './029_rollups_by_status';
+import * as reportRollups from './030_report_rollups';
+import * as playerBitSpans from './031_player_bit_spans';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -67,6 +69,8 @@ const migrations: Record<string, Migration> = {
   '027_late_keys_function': lateKeysFunction,
   '028_unfinished_currency_counts': unfinishedCurrencyCounts,
   '029_rollups_by_status': rollupsByStatus,
+  '030_report_rollups': reportRollups,
+  '031_player_bit_spans': playerBitSpans,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

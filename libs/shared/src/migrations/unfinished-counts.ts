@@ -13,6 +13,7 @@ export interface CountsTable {
 export const FINE_COUNTS: CountsTable = { table: 'ledger_rollup_unfinished_counts', key: 'parent, day, group_id, provider_id, game_id, currency, category' };
 export const CASINO_COUNTS: CountsTable = { table: 'ledger_rollup_unfinished_casino_counts', key: 'parent, day, group_id, provider_id' };
 export const CURRENCY_COUNTS: CountsTable = { table: 'ledger_rollup_unfinished_currency_counts', key: 'parent, day, group_id, currency, category' };
+export const CASINO_CURRENCY_COUNTS: CountsTable = { table: 'ledger_rollup_unfinished_casino_currency_counts', key: 'parent, day, provider_id, currency, category' };
 
 const same = (key: string) => key.split(', ').map((c) => `c.${c} IS NOT DISTINCT FROM r.${c}`).join(' AND ');
 
@@ -47,14 +48,18 @@ export function countTriggerFunctions(tables: readonly CountsTable[]): string {
     END $$;`;
 }
 
-/** A counts table, its index by studio and day, and its rows counted from the list as it stands. */
-export function createCountsTable({ table, key }: CountsTable, columns: string): string {
+/**
+ * A counts table, its index by `lead` (the studio, or the casino of a table without studio) and day,
+ * and its rows counted from the list as it stands.
+ */
+export function createCountsTable({ table, key }: CountsTable, columns: string, lead = 'group_id'): string {
+  const suffix = lead === 'group_id' ? 'group' : lead.replace(/_id$/, '');
   return `
     CREATE TABLE ${table} (
       ${columns},
       n bigint NOT NULL CHECK (n > 0),
       CONSTRAINT ${table}_key UNIQUE NULLS NOT DISTINCT (${key})
     );
-    CREATE INDEX ${table}_group ON ${table} (parent, group_id, day) INCLUDE (${key.split(', ').filter((c) => !['parent', 'group_id', 'day'].includes(c)).join(', ')}, n);
+    CREATE INDEX ${table}_${suffix} ON ${table} (parent, ${lead}, day) INCLUDE (${key.split(', ').filter((c) => !['parent', lead, 'day'].includes(c)).join(', ')}, n);
     INSERT INTO ${table} (${key}, n) SELECT ${key}, count(*) FROM ledger_rollup_unfinished GROUP BY ${key};`;
 }

@@ -1,4 +1,4 @@
-import { PLAYER_BLOCK_BITS } from '@relay/shared';
+import { PLAYER_BLOCK_BITS, SPAN_EPOCH, SPAN_LENGTHS, SPAN_TABLES } from '@relay/shared';
 
 /**
  * A day's player bitmaps (migration 020, docs/ledger.md "Distinct players"), built by the rollup
@@ -94,6 +94,64 @@ export async function backfillPlayerBitmaps(sql: Sql, limit: number): Promise<st
       );
       await sql('COMMIT');
       built.push(day);
+    } catch (err) {
+      await sql('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+  return built;
+}
+
+/**
+ * Builds the player bitmaps of every span of days (migration 031) that has none and whose days are
+ * all counted whole, bitmapped and not stale: each span in its own transaction, its blocks the OR of
+ * its days' blocks. Like the backfill, it first locks each month's registry row FOR SHARE, so an
+ * archiving that replaces a day's bitmaps (FOR UPDATE) either committed before this reads them, or
+ * waits for this commit and then deletes the span through 031's triggers. A write to a day's bitmaps
+ * in between (only this job writes them otherwise, under its lock) deletes the span the same way.
+ */
+export async function buildPlayerSpans(sql: Sql): Promise<number> {
+  const candidates = await sql<{ first_day: string; days: number }>(
+    `WITH whole AS (
+       SELECT d.day FROM ledger_rollup_days d
+        WHERE d.counted_until IS NULL
+          AND EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)
+          AND NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day))
+     SELECT to_char(c.first_day, 'YYYY-MM-DD') AS first_day, c.days
+       FROM (SELECT w.day - ((w.day - ?::date) % l.days) AS first_day, l.days, count(*) AS n
+               FROM whole w CROSS JOIN unnest(?::int[]) AS l(days)
+              GROUP BY 1, 2) c
+      WHERE c.n = c.days
+        AND NOT EXISTS (SELECT 1 FROM ledger_rollup_player_spans s WHERE s.first_day = c.first_day AND s.days = c.days)
+      ORDER BY c.first_day, c.days`,
+    [SPAN_EPOCH, [...SPAN_LENGTHS]],
+  );
+  let built = 0;
+  for (const { first_day: first, days } of candidates) {
+    await sql('BEGIN');
+    try {
+      await sql(`SELECT 1 FROM ledger_archives WHERE month >= date_trunc('month', ?::date)::date AND month < ?::date + ?::int ORDER BY month FOR SHARE`, [first, first, days]);
+      // Checked again under the locks: still whole, bitmapped, not stale, not built.
+      const [{ ready }] = await sql<{ ready: boolean }>(
+        `SELECT count(*) = ?::int AND NOT EXISTS (SELECT 1 FROM ledger_rollup_player_spans s WHERE s.first_day = ?::date AND s.days = ?::int) AS ready
+           FROM ledger_rollup_days d
+          WHERE d.day >= ?::date AND d.day < ?::date + ?::int AND d.counted_until IS NULL
+            AND EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)
+            AND NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day)`,
+        [days, first, days, first, first, days],
+      );
+      if (ready) {
+        await sql('INSERT INTO ledger_rollup_player_spans (first_day, days) VALUES (?::date, ?::int)', [first, days]);
+        for (const { days: dayTable, spans, key } of SPAN_TABLES) {
+          await sql(
+            `INSERT INTO ${spans} (first_day, days, ${key}, bits)
+             SELECT ?::date, ?::int, ${key}, bit_or(bits) FROM ${dayTable} WHERE day >= ?::date AND day < ?::date + ?::int GROUP BY ${key}`,
+            [first, days, first, first, days],
+          );
+        }
+        built += 1;
+      }
+      await sql('COMMIT');
     } catch (err) {
       await sql('ROLLBACK').catch(() => undefined);
       throw err;

@@ -1,5 +1,5 @@
 import type { Knex, Logger, Runtime, RunningServer } from '@relay/shared';
-import { backfillPlayerBitmaps, PLAYER_BITMAP_TABLES, playerBitmapCtes } from './player-bitmaps';
+import { backfillPlayerBitmaps, buildPlayerSpans, PLAYER_BITMAP_TABLES, playerBitmapCtes } from './player-bitmaps';
 import { DAY_MS, dayStart, INSTANT, listingHorizon, notClosed, watermark, type Sql } from './settled';
 
 export { notClosed, watermark } from './settled';
@@ -62,6 +62,8 @@ export interface RollupRun {
   heldBack?: string;
   /** Listed rows seen still unfinished past the listing horizon, marked not fresh (migration 025). */
   unfresh?: number;
+  /** Spans of days whose player bitmaps were built (migration 031). */
+  spans?: number;
 }
 
 /**
@@ -101,6 +103,8 @@ export async function runRollups(db: Knex, options: RollupOptions = {}): Promise
         if (await countDay(sql, day, undefined, margin)) run.rolled.push(day);
       }
       run.bitmapped = await backfillPlayerBitmaps(sql, maxDays);
+      const spans = await buildPlayerSpans(sql);
+      if (spans) run.spans = spans;
       return run;
     } finally {
       await sql('SELECT pg_advisory_unlock(hashtext(?))', [LOCK]);

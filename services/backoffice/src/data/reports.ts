@@ -1,4 +1,4 @@
-import { ledgerPlayerBits, ledgerSource, listedMoved, PLAYER_BLOCK_BITS, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
+import { ledgerPlayerBits, ledgerSource, listedMoved, type Knex, type OperatorScope, type SourceDim, type SourceSpec } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { streamed } from './streamed';
@@ -50,21 +50,28 @@ function narrowing(scope: OperatorScope, f: ReportFilter): SourceSpec['narrow'] 
 }
 
 /**
- * The three parts of a report as one stream of rows, each carrying the chosen dimensions and the
- * figures of one source: transactions (category, n, amount), rounds (status, n) or players with a
- * successful bet (player_casino, player_block, player_bits or player_id: libs/shared
- * ledgerPlayerBits). Two aggregates over this stream compute every figure of every group (PER_BLOCK
- * then FIGURES), so no join of per-source groupings is needed (a group is in the stream when any
- * source has it: what a full join of the three gave). `grouped` is a constant that only the totals'
- * grouping set leaves out, so GROUPING(grouped) tells a total from a group, even when currency is
- * the only dimension and both grouping sets would otherwise be the same.
+ * A report's groups and its totals per currency, each a relation of the chosen dimensions and the
+ * figures (bets, bet_sum, payout_sum, players, rounds_settled, rounds_open):
+ *
+ * - the groups aggregate one stream of rows, each carrying the dimensions and the figures of one
+ *   source: transactions (category, n, amount), rounds (status, n) or the players of a block of a
+ *   casino's dictionary, already counted (libs/shared ledgerPlayerBits gives one row per group and
+ *   block, OR-ed: its bit_count is the group's players of that block). A group is in the stream
+ *   when any source has it. The rows are narrow: no bitmap is sorted here;
+ * - the totals add the groups' sums up per currency (each source row is in exactly one group). Their
+ *   players add up too when no dimension but the casino and the currency splits them (a player is a
+ *   casino's); otherwise a player may be in several groups, and the totals OR the blocks: those of the
+ *   groups (kept once in a CTE, a few thousand rows) when the day is not a dimension, else those of
+ *   the players' source by currency alone, OR-ed over the whole period (a month by day holds 30 times
+ *   the blocks a month does).
+ *
+ * `ctes`: what the statement computes once at its head (withParts): the listed transactions that
+ * moved, read by the sums and every players' source, and the groups' blocks when the totals reuse them.
  */
-function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): { source: Knex.Raw; listed: Knex.Raw } {
+function reportParts(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): { ctes: [string, Knex.Raw][]; groups: Knex.Raw; totals: Knex.Raw } {
   const narrow = narrowing(scope, f);
   const period = { from: `${f.fromDay}T00:00:00.000Z`, until: dayAfter(f.toDay), requirePartition: false };
   const keys = dims.map((d) => SOURCE_DIM[d]);
-  // The listed transactions that moved, computed once for the sums and the players (withListed).
-  const listedRows = listedMoved(read, { ...period, narrow });
   const listed = LISTED;
   const tx = ledgerSource(read, {
     ...period,
@@ -76,102 +83,106 @@ function reportSource(read: Knex, scope: OperatorScope, f: ReportFilter, dims: D
   // Rounds give only their number per status (no sums): the count-only source reads no round row for
   // the ones still unfinished (libs/shared ledger-totals, listedCountsNow).
   const rd = ledgerSource(read, { ...period, table: 'rounds', dims: [...keys, 'status'], narrow }, true);
-  const pl = ledgerPlayerBits(read, { ...period, dims: keys, narrow, listed });
+  const players = (of: SourceDim[]) => ledgerPlayerBits(read, { ...period, dims: of, narrow, listed });
+  const ctes: [string, Knex.Raw][] = [[LISTED, listedMoved(read, { ...period, narrow })]];
+  const splitting = dims.some((d) => d !== 'casino' && d !== 'currency');
+  const blocksOnce = splitting && !dims.includes('day');
+  if (blocksOnce) ctes.push([BLOCKS, players(keys)]);
   const named = dims.map((d) => `s.${SOURCE_DIM[d]} AS ${d}`).join(', ');
-  const noPlayer = `NULL::text, NULL::integer, NULL::bit(${PLAYER_BLOCK_BITS}), NULL::text`;
-  const source = read.raw(
-    `SELECT ${named}, true AS grouped, s.category, NULL::text AS status, s.n, s.amount,
-            NULL::text AS player_casino, NULL::integer AS player_block, NULL::bit(${PLAYER_BLOCK_BITS}) AS player_bits, NULL::text AS player_id FROM (?) s
-     UNION ALL
-     SELECT ${named}, true, NULL, s.status, s.n, NULL, ${noPlayer} FROM (?) s
-     UNION ALL
-     SELECT ${named}, true, NULL, NULL, NULL, NULL, s.player_casino, s.player_block, s.player_bits, s.player_id FROM (?) s`,
-    [tx, rd, pl],
+  const groups = read.raw(
+    `SELECT ${dims.map((d) => `s.${d}`).join(', ')}, ${FIGURES} FROM (
+       SELECT ${named}, s.category, NULL::text AS status, s.n, s.amount, NULL::bigint AS players FROM (?) s
+       UNION ALL
+       SELECT ${named}, NULL, s.status, s.n, NULL, NULL FROM (?) s
+       UNION ALL
+       SELECT ${named}, NULL, NULL, NULL, NULL, ${PLAYERS} FROM ${blocksOnce ? BLOCKS : '(?)'} s) s
+     GROUP BY ${dims.map((d) => `s.${d}`).join(', ')}`,
+    blocksOnce ? [tx, rd] : [tx, rd, players(keys)],
   );
-  return { source, listed: listedRows };
+  // The totals' players: the groups' (added up), or their blocks OR-ed again, or the source by currency's.
+  const perBlock = (blocks: string, bindings: Knex.RawBinding[]) => read.raw(
+    `SELECT b.currency, sum(CASE WHEN b.player_id IS NULL THEN bit_count(b.player_bits) ELSE 1 END)::int AS players
+       FROM (SELECT s.currency, s.player_casino, s.player_block, s.player_id, bit_or(s.player_bits) AS player_bits
+               FROM ${blocks} s GROUP BY s.currency, s.player_casino, s.player_block, s.player_id) b
+      GROUP BY b.currency`, bindings);
+  const totalPlayers = !splitting ? read.raw(`SELECT currency, sum(players)::int AS players FROM ${GROUPS} GROUP BY currency`)
+    : blocksOnce ? perBlock(BLOCKS, []) : perBlock('(?)', [players(['currency'])]);
+  const totals = read.raw(
+    `SELECT coalesce(g.currency, p.currency) AS currency, coalesce(g.bets, 0)::int AS bets, coalesce(g.bet_sum, 0)::text AS bet_sum,
+            coalesce(g.payout_sum, 0)::text AS payout_sum, coalesce(p.players, 0)::int AS players,
+            coalesce(g.rounds_settled, 0)::int AS rounds_settled, coalesce(g.rounds_open, 0)::int AS rounds_open
+       FROM (SELECT currency, sum(bets) AS bets, sum(bet_sum::numeric) AS bet_sum, sum(payout_sum::numeric) AS payout_sum,
+                    sum(rounds_settled) AS rounds_settled, sum(rounds_open) AS rounds_open
+               FROM ${GROUPS} GROUP BY currency) g
+       FULL JOIN (?) p ON p.currency = g.currency`,
+    [totalPlayers],
+  );
+  return { ctes, groups, totals };
 }
 
 /** The CTE holding a report's listed transactions to look up (libs/shared listedMoved). */
 const LISTED = 'report_listed';
+/** The CTE holding a report's groups. */
+const GROUPS = 'report_groups';
+/** The CTE holding a report's players per group and block, when its totals OR them again. */
+const BLOCKS = 'report_blocks';
 
-/**
- * A report statement over reportSource's `source` (its first binding), with the listed transactions
- * that moved as a MATERIALIZED CTE at its head: computed once, read by the sums and by the players.
- */
-function withListed(read: Knex, { source, listed }: ReturnType<typeof reportSource>, statement: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
-  return read.raw(`WITH ${LISTED} AS MATERIALIZED (?) ${statement}`, [listed, source, ...bindings]);
-}
+/** The players of a row of ledgerPlayerBits aliased `s`: its block's, or 1 for a player the dictionary does not know. */
+const PLAYERS = `CASE WHEN s.player_id IS NULL THEN bit_count(s.player_bits) ELSE 1 END`;
 
-/** What identifies a set of players within a group: a block of a casino's dictionary, or one player unknown to it. */
-const PLAYER_KEY = ['player_casino', 'player_block', 'player_id'];
-
-/**
- * The first aggregate, per group and PLAYER_KEY (the money rows have none: one row per group): the
- * sums, and the players of the key, the bit_count of the block's union or 1 for an unknown player.
- */
-const PER_BLOCK = `sum(s.n) FILTER (WHERE s.category = 'CASH_OUT') AS bets,
-  sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT') AS bet_sum,
-  sum(s.amount) FILTER (WHERE s.category = 'CASH_IN') AS payout_sum,
-  CASE WHEN s.player_block IS NOT NULL THEN bit_count(bit_or(s.player_bits)) WHEN s.player_id IS NOT NULL THEN 1 ELSE 0 END AS players,
-  sum(s.n) FILTER (WHERE s.status = 'SETTLED') AS rounds_settled,
-  sum(s.n) FILTER (WHERE s.status = 'OPEN') AS rounds_open`;
-
-/** A report's figures over PER_BLOCK's rows aliased `p`: blocks and unknown players are disjoint, so their players add up. */
-const FIGURES = `coalesce(sum(p.bets), 0)::int AS bets,
-  coalesce(sum(p.bet_sum), 0)::text AS bet_sum,
-  coalesce(sum(p.payout_sum), 0)::text AS payout_sum,
-  sum(p.players)::int AS players,
-  coalesce(sum(p.rounds_settled), 0)::int AS rounds_settled,
-  coalesce(sum(p.rounds_open), 0)::int AS rounds_open`;
+/** A report's figures over the stream of reportParts' groups, aliased `s`. */
+const FIGURES = `coalesce(sum(s.n) FILTER (WHERE s.category = 'CASH_OUT'), 0)::int AS bets,
+  coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT'), 0)::text AS bet_sum,
+  coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_IN'), 0)::text AS payout_sum,
+  coalesce(sum(s.players), 0)::int AS players,
+  coalesce(sum(s.n) FILTER (WHERE s.status = 'SETTLED'), 0)::int AS rounds_settled,
+  coalesce(sum(s.n) FILTER (WHERE s.status = 'OPEN'), 0)::int AS rounds_open`;
 
 /** The dimensions of a group as answered: the sources give the day as a date, formatted here once per group. */
-const answered = (dims: Dimension[]) => dims.map((d) => (d === 'day' ? `to_char(p.day, 'YYYY-MM-DD') AS day` : `p.${d}`)).join(', ');
+const answered = (dims: Dimension[], alias: string) => dims.map((d) => (d === 'day' ? `to_char(${alias}.day, 'YYYY-MM-DD') AS day` : `${alias}.${d}`)).join(', ');
+
+/**
+ * A statement over a report's parts with their CTEs at its head, MATERIALIZED (each computed once),
+ * and the groups' CTE when `groups` (the page and the totals both read them).
+ */
+function withParts(read: Knex, parts: ReturnType<typeof reportParts>, groups: boolean, statement: string, bindings: readonly Knex.RawBinding[]): Knex.Raw {
+  const ctes: [string, Knex.Raw][] = groups ? [...parts.ctes, [GROUPS, parts.groups]] : parts.ctes;
+  return read.raw(`WITH ${ctes.map(([name]) => `${name} AS MATERIALIZED (?)`).join(', ')} ${statement}`, [...ctes.map(([, q]) => q), ...bindings]);
+}
 
 /** The report query: one row per group of the chosen dimensions (currency always among them), ordered by them. */
 export function reportQuery(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[]): Knex.Raw {
-  const by = dims.map((d) => `p.${d}`).join(', ');
-  const perBlock = [...dims, ...PLAYER_KEY].map((d) => `s.${d}`).join(', ');
-  return withListed(read, reportSource(read, scope, f, dims),
-    `SELECT ${answered(dims)}, ${FIGURES}
-       FROM (SELECT ${dims.map((d) => `s.${d}`).join(', ')}, ${PER_BLOCK} FROM (?) s GROUP BY ${perBlock}) p
-      GROUP BY ${by} ORDER BY ${by}`,
-    [],
-  );
+  const parts = reportParts(read, scope, f, dims);
+  const by = dims.map((d) => `g.${d}`).join(', ');
+  return withParts(read, parts, false, `SELECT ${answered(dims, 'g')}, g.bets, g.bet_sum, g.payout_sum, g.players, g.rounds_settled, g.rounds_open
+    FROM (?) g ORDER BY ${by}`, [parts.groups]);
 }
 
 /**
  * A page of groups, their number, and the totals per currency, from ONE statement (so one
- * snapshot, no transaction needed) that aggregates the sources once:
- *
- * - GROUPING SETS ((currency, dims..., grouped, player key), (currency, player key)) gives the
- *   PER_BLOCK rows of every group and of the totals per currency in one pass, distinct players
- *   included: they do not add up across groups, so the totals OR the same bitmaps per block rather
- *   than summing the groups. A second, plain GROUP BY adds each group's (and total's) blocks up.
- * - The number of groups and the page are window functions over those rows: count(*) OVER () and
- *   row_number() in the groups' order, filtered to the page. Sorting every group once is cheaper
- *   than the alternatives (a materialised CTE read three times, or a second statement): a report
- *   has at most a few thousand groups, against the hundreds of thousands of source rows aggregated.
+ * snapshot, no transaction needed): the groups once (a MATERIALIZED CTE: a report has at most a few
+ * thousand), their number and the page by window functions over them, the totals from them and from
+ * the players' source by currency (reportParts).
  */
 export async function reportRows(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Dimension[], page: { limit: number; offset: number }) {
   const list = dims.join(', ');
-  const sets = ['currency', ...dims.filter((d) => d !== 'currency'), 'grouped'].map((d) => `s.${d}`).join(', ');
-  const player = PLAYER_KEY.map((d) => `s.${d}`).join(', ');
-  const found = await bounded<{ rows: Record<string, unknown>[] }>(withListed(read, reportSource(read, scope, f, dims),
+  const parts = reportParts(read, scope, f, dims);
+  const figures = 'bets, bet_sum, payout_sum, players, rounds_settled, rounds_open';
+  const found = await bounded<{ rows: Record<string, unknown>[] }>(withParts(read, parts, true,
     `SELECT w.* FROM (
-       SELECT g.*, count(*) FILTER (WHERE NOT g.is_total) OVER () AS groups,
-              row_number() OVER (PARTITION BY g.is_total ORDER BY ${list}) AS place
-         FROM (SELECT ${answered(dims)}, p.is_total, ${FIGURES}
-                 FROM (SELECT ${dims.map((d) => `s.${d}`).join(', ')}, GROUPING(s.grouped) = 1 AS is_total, ${PER_BLOCK}
-                         FROM (?) s GROUP BY GROUPING SETS ((${sets}, ${player}), (s.currency, ${player}))) p
-                GROUP BY ${dims.map((d) => `p.${d}`).join(', ')}, p.is_total) g) w
-      WHERE w.is_total OR (w.place > ? AND w.place <= ?)
-      ORDER BY w.is_total, ${list}`,
-    [page.offset, page.offset + page.limit],
+       SELECT ${answered(dims, 'g')}, ${figures}, false AS is_total, count(*) OVER () AS groups, row_number() OVER (ORDER BY ${dims.map((d) => `g.${d}`).join(', ')}) AS place
+         FROM ${GROUPS} g) w
+      WHERE w.place > ? AND w.place <= ?
+     UNION ALL
+     SELECT ${dims.map((d) => (d === 'currency' ? 't.currency' : `NULL AS ${d}`)).join(', ')}, ${figures.split(', ').map((c) => `t.${c}`).join(', ')}, true,
+            (SELECT count(*) FROM ${GROUPS}), NULL FROM (?) t
+     ORDER BY is_total, ${list}`,
+    [page.offset, page.offset + page.limit, parts.totals],
   ));
   const strip = ({ is_total: _t, groups: _g, place: _p, ...r }: Record<string, unknown>) => r;
   return {
     rows: found.rows.filter((r) => !r.is_total).map(strip),
-    // Every row carries the count; none at all: no group.
+    // Every row carries the number of groups, totals included (a page past the end has no group); none at all: no group.
     total: Number(found.rows[0]?.groups ?? 0),
     totals: found.rows.filter((r) => r.is_total).map((r) => {
       const { currency, bets, bet_sum, payout_sum, players, rounds_settled, rounds_open } = r;
