@@ -418,6 +418,19 @@ describe('ledger lifecycle: partitions, archives, restore', () => {
         [lo.slice(0, 10), hi.slice(0, 10)],
       );
       expect(rollup.rows).toEqual(archived);
+      // The spans of days' player bitmaps (031) still equal the OR of their days': the replaced month's went with its bitmaps.
+      const spans = await client.query(`
+        WITH d AS (SELECT s.first_day, s.days, b.provider_id, b.currency, b.block, bit_or(b.bits) AS bits
+                     FROM ledger_rollup_player_spans s JOIN ledger_rollup_player_bits_by_casino b ON b.day >= s.first_day AND b.day < s.first_day + s.days
+                    GROUP BY 1, 2, 3, 4, 5),
+             k AS (SELECT first_day, days, provider_id, currency, block, bits FROM ledger_rollup_player_bits_by_casino_spans)
+        SELECT (SELECT count(*) FROM ledger_rollup_player_spans)::int AS spans,
+               (SELECT count(*) FROM ledger_rollup_player_spans WHERE first_day < $2::date AND first_day + days > $1::date)::int AS of_month,
+               (SELECT count(*) FROM ((SELECT * FROM d EXCEPT SELECT * FROM k) UNION ALL (SELECT * FROM k EXCEPT SELECT * FROM d)) x)::int AS differ`,
+        [lo.slice(0, 10), hi.slice(0, 10)],
+      );
+      expect(spans.rows[0]).toEqual({ spans: expect.any(Number), of_month: 0, differ: 0 });
+      expect(spans.rows[0].spans).toBeGreaterThan(0);
       const left = await client.query(
         `SELECT (SELECT count(*)::int FROM rollup_stale_days WHERE day >= $1::date AND day < $2::date) AS stale,
                 (SELECT count(*)::int FROM ledger_rollup_unfinished WHERE day >= $1::date AND day < $2::date) AS unfinished`,

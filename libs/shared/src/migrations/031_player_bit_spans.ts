@@ -11,8 +11,9 @@ import type { Knex } from 'knex';
  * - ledger_rollup_player_bits_{all_games,by_casino}_spans: their blocks, deleted with the span.
  *
  * Only the rollup job builds a span, from days counted whole, bitmapped and not stale. A span is
- * exactly the OR of its days' bitmaps as they stand: any write to a day's bitmaps (a recount, an
- * archiving's replacement, a backfill) deletes every span holding that day, by statement triggers in
+ * exactly the OR of its days' bitmaps as they stand: any write to a day's bitmaps or to its mark in
+ * ledger_rollup_player_bits_days (a recount, an archiving's replacement, a backfill: each writes the
+ * mark, even for a day without bets) deletes every span holding that day, by statement triggers in
  * the writer's own transaction, and the job builds it again. A reader uses a span only when every one
  * of its days is usable for its period (a takeover marks a day stale without touching its bitmaps).
  */
@@ -50,16 +51,21 @@ export async function up(knex: Knex): Promise<void> {
       DELETE FROM ledger_rollup_player_spans s USING (SELECT DISTINCT day FROM changed) c
        WHERE c.day >= s.first_day AND c.day < s.first_day + s.days;
       RETURN NULL; END $$;
+    -- An update: the days before and after it.
+    CREATE FUNCTION ledger_rollup_player_spans_forget_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      DELETE FROM ledger_rollup_player_spans s USING (SELECT day FROM changed_before UNION SELECT day FROM changed) c
+       WHERE c.day >= s.first_day AND c.day < s.first_day + s.days;
+      RETURN NULL; END $$;
     CREATE FUNCTION ledger_rollup_player_spans_forget_all() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
       DELETE FROM ledger_rollup_player_spans;
       RETURN NULL; END $$;
-    ${SPAN_TABLES.map(({ days }) => `
+    ${[...SPAN_TABLES.map((t) => t.days), 'ledger_rollup_player_bits_days'].map((days) => `
     CREATE TRIGGER ${days}_spans_added AFTER INSERT ON ${days}
       REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rollup_player_spans_forget();
     CREATE TRIGGER ${days}_spans_removed AFTER DELETE ON ${days}
       REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rollup_player_spans_forget();
     CREATE TRIGGER ${days}_spans_updated AFTER UPDATE ON ${days}
-      REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rollup_player_spans_forget();
+      REFERENCING OLD TABLE AS changed_before NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rollup_player_spans_forget_updated();
     CREATE TRIGGER ${days}_spans_emptied AFTER TRUNCATE ON ${days}
       FOR EACH STATEMENT EXECUTE FUNCTION ledger_rollup_player_spans_forget_all();`).join('\n')}
   `);
@@ -67,8 +73,8 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    ${SPAN_TABLES.map(({ days }) => ['added', 'removed', 'updated', 'emptied'].map((e) => `DROP TRIGGER IF EXISTS ${days}_spans_${e} ON ${days};`).join('\n')).join('\n')}
-    DROP FUNCTION IF EXISTS ledger_rollup_player_spans_forget(), ledger_rollup_player_spans_forget_all();
+    ${[...SPAN_TABLES.map((t) => t.days), 'ledger_rollup_player_bits_days'].map((days) => ['added', 'removed', 'updated', 'emptied'].map((e) => `DROP TRIGGER IF EXISTS ${days}_spans_${e} ON ${days};`).join('\n')).join('\n')}
+    DROP FUNCTION IF EXISTS ledger_rollup_player_spans_forget(), ledger_rollup_player_spans_forget_updated(), ledger_rollup_player_spans_forget_all();
     ${SPAN_TABLES.map(({ spans }) => `DROP TABLE IF EXISTS ${spans};`).join('\n')}
     DROP TABLE IF EXISTS ledger_rollup_player_spans;
   `);

@@ -118,7 +118,7 @@ export async function buildPlayerSpans(sql: Sql): Promise<number> {
           AND EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)
           AND NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day))
      SELECT to_char(c.first_day, 'YYYY-MM-DD') AS first_day, c.days
-       FROM (SELECT w.day - ((w.day - ?::date) % l.days) AS first_day, l.days, count(*) AS n
+       FROM (SELECT w.day - (((w.day - ?::date) % l.days + l.days) % l.days) AS first_day, l.days, count(*) AS n
                FROM whole w CROSS JOIN unnest(?::int[]) AS l(days)
               GROUP BY 1, 2) c
       WHERE c.n = c.days
