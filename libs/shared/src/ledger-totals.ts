@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { COARSE_ROLLUPS } from './migrations/030_report_rollups';
 import { SPAN_TABLES } from './migrations/031_player_bit_spans';
+import { PLAYER_COUNTS } from './migrations/032_player_counts';
 
 export { SPAN_EPOCH, SPAN_LENGTHS, SPAN_TABLES } from './migrations/031_player_bit_spans';
 import { CASINO_COUNTS, CASINO_CURRENCY_COUNTS, CURRENCY_COUNTS, FINE_COUNTS } from './migrations/unfinished-counts';
@@ -414,10 +415,14 @@ export const PLAYER_BLOCK_BITS = 4096;
  * them). A player is a casino's (the same id at two casinos is two players): each casino numbers
  * its players densely (ledger_player_ids, migration 020), and a set of players is, per block of
  * PLAYER_BLOCK_BITS numbers, a bitmap. Rows of (dims..., player_casino, player_block, player_id,
- * player_bits): one per group and block of a casino's numbers (player_bits: the group's players of
- * that block), and one per group and player the dictionary does not know (player_id, no block nor
- * bits). A group's players are the sum of bit_count(player_bits) over its rows, plus 1 per row with
- * a player_id: the caller needs no OR of its own. Exact:
+ * player_bits, player_n): for each group and block of a casino's numbers, one row or a few whose bits
+ * are disjoint (their OR: the group's players of that block), and one row per group and player the
+ * dictionary does not know (player_id, no block nor bits). Grouped by the day and the whole key of
+ * the bitmaps, the bitmaps' own rows come already counted instead (player_n, no block nor bits: 032),
+ * disjoint from the other rows of their group. A group's players are the sum of player_n, of
+ * bit_count(player_bits) over its rows with bits, and 1 per row with a player_id: the caller needs no
+ * OR of its own (without the day, an OR of a group's rows per block, for a coarser total, gives its
+ * blocks). Exact:
  *
  * - a usable counted day with bitmaps gives its bitmap rows (without the game when neither dims
  *   nor the filter name it: a quarter of the rows), a usable counted day without (counted before
@@ -476,12 +481,37 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
       GROUP BY ${blockKey}`,
     [listed, unfinished, overLiveRanges(read, s, live)],
   );
+  if (oneRowPerBlock) {
+    // Each bitmap row as it is, and each block of the other parts (a few rows: today, the edges, the
+    // listed rows that moved) less the bits of the bitmap row of its key, found by the table's primary
+    // key when its day is one the bitmaps answer: the two are disjoint and their union is the group's
+    // block. Joining the two sides instead made the planner, misled by the live parts' estimates
+    // (hundreds of thousands of rows for none), sort a month's 23,400 bitmaps on disk for a merge join.
+    const same = ['day', ...bits.key].map((c) => `b.${c} = m.${c}`).join(' AND ');
+    const corrected = read.raw(
+      `SELECT ${[...spec.dims.map((d) => `m.${d}`), 'm.player_casino', 'm.player_block', 'm.player_id'].join(', ')},
+              CASE WHEN m.player_id IS NULL
+                   THEN m.player_bits & ~coalesce((SELECT b.bits FROM ${bits.table} b WHERE ${same} AND b.block = m.player_block AND m.day IN (?)), B'0'::bit(${PLAYER_BLOCK_BITS})) END AS player_bits
+         FROM (?) m`,
+      [withBits, mapped],
+    );
+    // The bitmap rows' players, already counted per day and key (032) where the table has counts: a
+    // narrow row per group instead of a 512-byte bitmap per block.
+    const counts = Object.values(PLAYER_COUNTS).find((c) => c.bits === bits.table);
+    const counted = counts
+      ? spec.narrow(read(`${counts.table} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', withBits)])
+        .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'NULL::integer AS player_block', 'NULL::text AS player_id',
+          `NULL::bit(${PLAYER_BLOCK_BITS}) AS player_bits`, 'r.n AS player_n'].join(', ')))
+      : read.raw('SELECT b.*, NULL::bigint AS player_n FROM (?) b', [bitmaps]);
+    return read.raw('(?) UNION ALL (SELECT c.*, NULL::bigint AS player_n FROM (?) c)', [counted, corrected]);
+  }
   // The bitmaps' block and the same block of the other parts (a few rows: today, the edges, the listed
   // rows that moved) OR-ed into one row; the unknown players (no block) match no bitmap row.
   const key = [...spec.dims, 'player_casino', 'player_block'];
   return read.raw(
     `SELECT ${key.map((c) => `coalesce(b.${c}, m.${c}) AS ${c}`).join(', ')}, m.player_id,
-            CASE WHEN m.player_bits IS NULL THEN b.player_bits WHEN b.player_bits IS NULL THEN m.player_bits ELSE b.player_bits | m.player_bits END AS player_bits
+            CASE WHEN m.player_bits IS NULL THEN b.player_bits WHEN b.player_bits IS NULL THEN m.player_bits ELSE b.player_bits | m.player_bits END AS player_bits,
+            NULL::bigint AS player_n
        FROM (?) b FULL JOIN (?) m ON ${key.map((c) => `b.${c} = m.${c}`).join(' AND ')}`,
     [bitmaps, mapped],
   );

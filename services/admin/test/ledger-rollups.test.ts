@@ -139,7 +139,10 @@ async function byStatusAgainstRollups(): Promise<number> {
     + (await differ('ledger_rollup_transactions_by_casino', 'ledger_rollup_transactions', 'day, provider_id, currency, category, status', 'n, amount'))
     + (await differ('ledger_rollup_rounds_by_casino', 'ledger_rollup_rounds', 'day, provider_id, currency, status', 'n, bet_amount, payout_amount'))
     + (await differ('ledger_rollup_transactions_by_studio', 'ledger_rollup_transactions', 'day, group_id, currency, category, status', 'n, amount'))
-    + (await differ('ledger_rollup_rounds_by_studio', 'ledger_rollup_rounds', 'day, group_id, currency, status', 'n, bet_amount, payout_amount'));
+    + (await differ('ledger_rollup_rounds_by_studio', 'ledger_rollup_rounds', 'day, group_id, currency, status', 'n, bet_amount, payout_amount'))
+    // The players counted per day (032), from the bitmaps' generated bit_count.
+    + (await differ('ledger_rollup_player_counts_by_casino', 'ledger_rollup_player_bits_by_casino', 'day, provider_id, currency', 'n'))
+    + (await differ('ledger_rollup_player_counts_all_games', 'ledger_rollup_player_bits_all_games', 'day, group_id, provider_id, currency', 'n'));
 }
 
 /** Rows by which the player bitmaps, decoded through the dictionary, differ from the player lists: [by game, without the game, without the studio]. */

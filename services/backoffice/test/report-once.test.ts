@@ -62,19 +62,20 @@ const FINE = { transactions: undefined, rounds: undefined, bitmapsByGame: undefi
 const cases: { groupBy: ('day' | 'casino' | 'studio' | 'currency')[]; reads: Record<string, number | undefined> }[] = [
   {
     groupBy: ['day', 'casino', 'currency'],
-    // The groups' players from each day's blocks, the totals' from the period's: two reads of the
-    // bitmaps by casino, and of the players of days counted before the bitmaps existed.
-    reads: { ...FINE, byCasino: 2, byStudio: undefined, players: 2, bitmapsByCasino: 2, bitmaps: undefined },
+    // The groups' players counted per day (032), each live block less its day's bitmap (a lookup by
+    // key), the totals' from the period's spans and other days' bitmaps: two reads of the bitmaps by
+    // casino, and two of the players of days counted before the bitmaps existed.
+    reads: { ...FINE, byCasino: 2, byStudio: undefined, players: 2, bitmapsByCasino: 2, bitmaps: undefined, counts: 1, spans: 1 },
   },
   {
     groupBy: ['studio', 'currency'],
     // The groups' blocks once (a CTE), OR-ed again per casino for the totals.
-    reads: { ...FINE, byCasino: undefined, byStudio: 2, players: 1, bitmapsByCasino: undefined, bitmaps: 1 },
+    reads: { ...FINE, byCasino: undefined, byStudio: 2, players: 1, bitmapsByCasino: undefined, bitmaps: 1, counts: undefined, spans: 1 },
   },
   {
     groupBy: ['casino', 'currency'],
     // A player is a casino's: the totals' players are the groups' added up.
-    reads: { ...FINE, byCasino: 2, byStudio: undefined, players: 1, bitmapsByCasino: 1, bitmaps: undefined },
+    reads: { ...FINE, byCasino: 2, byStudio: undefined, players: 1, bitmapsByCasino: 1, bitmaps: undefined, counts: undefined, spans: 1 },
   },
 ];
 
@@ -110,6 +111,9 @@ describe('When a page of a report is read with its totals', () => {
       bitmapsByCasino: read.get('ledger_rollup_player_bits_by_casino'),
       bitmaps: read.get('ledger_rollup_player_bits_all_games'),
       bitmapsByGame: read.get('ledger_rollup_player_bits'),
+      // The players already counted per day (032), and the spans of days (031).
+      counts: both('ledger_rollup_player_counts_by_casino', 'ledger_rollup_player_counts_all_games'),
+      spans: both('ledger_rollup_player_bits_by_casino_spans', 'ledger_rollup_player_bits_all_games_spans'),
     }).toEqual(reads);
   });
 });

@@ -62,7 +62,8 @@ export async function catchUpRollups(url: string): Promise<{ days: number; secon
       await db.raw(`VACUUM (ANALYZE) ledger_rollup_days, ledger_rollup_transactions, ledger_rollup_rounds, ledger_rollup_players, ledger_rollup_unfinished, ledger_rollup_unfinished_counts, ledger_rollup_unfinished_casino_counts, ledger_rollup_unfinished_currency_counts,
         ledger_rollup_transactions_by_status, ledger_rollup_rounds_by_status, ledger_rollup_transactions_by_casino, ledger_rollup_rounds_by_casino,
         ledger_rollup_transactions_by_studio, ledger_rollup_rounds_by_studio, ledger_rollup_unfinished_casino_currency_counts,
-        ledger_player_ids, ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_by_casino, ledger_rollup_player_bits_days`);
+        ledger_player_ids, ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_by_casino, ledger_rollup_player_bits_days,
+        ledger_rollup_player_spans, ledger_rollup_player_bits_all_games_spans, ledger_rollup_player_bits_by_casino_spans, ledger_rollup_player_counts_by_casino, ledger_rollup_player_counts_all_games`);
     }
   } finally {
     await db.destroy();

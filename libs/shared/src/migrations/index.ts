@@ -30,6 +30,7 @@ import * as unfinishedCurrencyCounts from './028_unfinished_currency_counts';
 import * as rollupsByStatus from './029_rollups_by_status';
 import * as reportRollups from './030_report_rollups';
 import * as playerBitSpans from './031_player_bit_spans';
+import * as playerCounts from './032_player_counts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '029_rollups_by_status': rollupsByStatus,
   '030_report_rollups': reportRollups,
   '031_player_bit_spans': playerBitSpans,
+  '032_player_counts': playerCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -95,7 +95,8 @@ function reportParts(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Di
        UNION ALL
        SELECT ${named}, NULL, s.status, s.n, NULL, NULL FROM (?) s
        UNION ALL
-       SELECT ${named}, NULL, NULL, NULL, NULL, ${PLAYERS} FROM ${blocksOnce ? BLOCKS : '(?)'} s) s
+       SELECT ${named}, NULL, NULL, NULL, NULL, s.players
+         FROM (SELECT ${keys.map((k) => `s.${k}`).join(', ')}, sum(${PLAYERS}) AS players FROM ${blocksOnce ? BLOCKS : '(?)'} s GROUP BY ${keys.map((k) => `s.${k}`).join(', ')}) s) s
      GROUP BY ${dims.map((d) => `s.${d}`).join(', ')}`,
     blocksOnce ? [tx, rd] : [tx, rd, players(keys)],
   );
@@ -127,8 +128,8 @@ const GROUPS = 'report_groups';
 /** The CTE holding a report's players per group and block, when its totals OR them again. */
 const BLOCKS = 'report_blocks';
 
-/** The players of a row of ledgerPlayerBits aliased `s`: its block's, or 1 for a player the dictionary does not know. */
-const PLAYERS = `CASE WHEN s.player_id IS NULL THEN bit_count(s.player_bits) ELSE 1 END`;
+/** The players of a row of ledgerPlayerBits aliased `s`: counted already, its block's, or 1 for a player the dictionary does not know. */
+const PLAYERS = `CASE WHEN s.player_n IS NOT NULL THEN s.player_n WHEN s.player_id IS NULL THEN bit_count(s.player_bits) ELSE 1 END`;
 
 /** A report's figures over the stream of reportParts' groups, aliased `s`. */
 const FIGURES = `coalesce(sum(s.n) FILTER (WHERE s.category = 'CASH_OUT'), 0)::int AS bets,
