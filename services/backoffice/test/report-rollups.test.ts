@@ -138,8 +138,8 @@ async function plainReport(scope: OperatorScope, f: ReportFilter, dims: Dimensio
                    FROM transactions x WHERE x.status = 'SUCCESS' AND ${where.join(' AND ')} GROUP BY ${by}),
           rd AS (SELECT ${cols}, count(*) FILTER (WHERE x.status = 'SETTLED') AS rounds_settled, count(*) FILTER (WHERE x.status = 'OPEN') AS rounds_open
                    FROM rounds x WHERE ${where.join(' AND ')} GROUP BY ${by})
-     SELECT ${list}, coalesce(tx.bets, 0)::int AS bets, coalesce(tx.bet_sum, 0)::text AS bet_sum, coalesce(tx.payout_sum, 0)::text AS payout_sum,
-            coalesce(tx.players, 0)::int AS players, coalesce(rd.rounds_settled, 0)::int AS rounds_settled, coalesce(rd.rounds_open, 0)::int AS rounds_open
+     SELECT ${list}, coalesce(tx.bets, 0)::bigint AS bets, coalesce(tx.bet_sum, 0)::text AS bet_sum, coalesce(tx.payout_sum, 0)::text AS payout_sum,
+            coalesce(tx.players, 0)::bigint AS players, coalesce(rd.rounds_settled, 0)::bigint AS rounds_settled, coalesce(rd.rounds_open, 0)::bigint AS rounds_open
        FROM tx FULL OUTER JOIN rd USING (${list}) ORDER BY ${list}`,
     [...bind, ...bind],
   );

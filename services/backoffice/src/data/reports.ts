@@ -102,16 +102,16 @@ function reportParts(read: Knex, scope: OperatorScope, f: ReportFilter, dims: Di
   );
   // The totals' players: the groups' (added up), or their blocks OR-ed again, or the source by currency's.
   const perBlock = (blocks: string, bindings: Knex.RawBinding[]) => read.raw(
-    `SELECT b.currency, sum(CASE WHEN b.player_id IS NULL THEN bit_count(b.player_bits) ELSE 1 END)::int AS players
+    `SELECT b.currency, sum(CASE WHEN b.player_id IS NULL THEN bit_count(b.player_bits) ELSE 1 END)::bigint AS players
        FROM (SELECT s.currency, s.player_casino, s.player_block, s.player_id, bit_or(s.player_bits) AS player_bits
                FROM ${blocks} s GROUP BY s.currency, s.player_casino, s.player_block, s.player_id) b
       GROUP BY b.currency`, bindings);
-  const totalPlayers = !splitting ? read.raw(`SELECT currency, sum(players)::int AS players FROM ${GROUPS} GROUP BY currency`)
+  const totalPlayers = !splitting ? read.raw(`SELECT currency, sum(players)::bigint AS players FROM ${GROUPS} GROUP BY currency`)
     : blocksOnce ? perBlock(BLOCKS, []) : perBlock('(?)', [players(['currency'])]);
   const totals = read.raw(
-    `SELECT coalesce(g.currency, p.currency) AS currency, coalesce(g.bets, 0)::int AS bets, coalesce(g.bet_sum, 0)::text AS bet_sum,
-            coalesce(g.payout_sum, 0)::text AS payout_sum, coalesce(p.players, 0)::int AS players,
-            coalesce(g.rounds_settled, 0)::int AS rounds_settled, coalesce(g.rounds_open, 0)::int AS rounds_open
+    `SELECT coalesce(g.currency, p.currency) AS currency, coalesce(g.bets, 0)::bigint AS bets, coalesce(g.bet_sum, 0)::text AS bet_sum,
+            coalesce(g.payout_sum, 0)::text AS payout_sum, coalesce(p.players, 0)::bigint AS players,
+            coalesce(g.rounds_settled, 0)::bigint AS rounds_settled, coalesce(g.rounds_open, 0)::bigint AS rounds_open
        FROM (SELECT currency, sum(bets) AS bets, sum(bet_sum::numeric) AS bet_sum, sum(payout_sum::numeric) AS payout_sum,
                     sum(rounds_settled) AS rounds_settled, sum(rounds_open) AS rounds_open
                FROM ${GROUPS} GROUP BY currency) g
@@ -132,12 +132,12 @@ const BLOCKS = 'report_blocks';
 const PLAYERS = `CASE WHEN s.player_n IS NOT NULL THEN s.player_n WHEN s.player_id IS NULL THEN bit_count(s.player_bits) ELSE 1 END`;
 
 /** A report's figures over the stream of reportParts' groups, aliased `s`. */
-const FIGURES = `coalesce(sum(s.n) FILTER (WHERE s.category = 'CASH_OUT'), 0)::int AS bets,
+const FIGURES = `coalesce(sum(s.n) FILTER (WHERE s.category = 'CASH_OUT'), 0)::bigint AS bets,
   coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_OUT'), 0)::text AS bet_sum,
   coalesce(sum(s.amount) FILTER (WHERE s.category = 'CASH_IN'), 0)::text AS payout_sum,
-  coalesce(sum(s.players), 0)::int AS players,
-  coalesce(sum(s.n) FILTER (WHERE s.status = 'SETTLED'), 0)::int AS rounds_settled,
-  coalesce(sum(s.n) FILTER (WHERE s.status = 'OPEN'), 0)::int AS rounds_open`;
+  coalesce(sum(s.players), 0)::bigint AS players,
+  coalesce(sum(s.n) FILTER (WHERE s.status = 'SETTLED'), 0)::bigint AS rounds_settled,
+  coalesce(sum(s.n) FILTER (WHERE s.status = 'OPEN'), 0)::bigint AS rounds_open`;
 
 /** The dimensions of a group as answered: the sources give the day as a date, formatted here once per group. */
 const answered = (dims: Dimension[], alias: string) => dims.map((d) => (d === 'day' ? `to_char(${alias}.day, 'YYYY-MM-DD') AS day` : `${alias}.${d}`)).join(', ');
