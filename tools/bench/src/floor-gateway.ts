@@ -1,4 +1,6 @@
 import http from 'node:http';
+import express from 'express';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { createRedis, hashToken, IDENTITY_HEADER, IdentitySigner } from '@relay/shared';
 import { required, serve } from './floor-process';
@@ -16,6 +18,10 @@ import { required, serve } from './floor-process';
  * and settings, one round trip per call), and refused with 429 over it: the limit is I/O the
  * platform must do per call (one tenant must not starve another), so the floor does it too.
  * FLOOR_REDIS_PREFIX keeps its keys apart from the gateway's.
+ *
+ * FLOOR_FRAMEWORK=express: the same work on the frameworks the architecture fixes for the gateway,
+ * an express app with http-proxy-middleware configured as the gateway configures it, and nothing
+ * else: what any gateway of this architecture costs before its own per-request work.
  */
 const upstream = new URL(required('FLOOR_UPSTREAM'));
 const tokens = new Map([[required('FLOOR_TOKEN_HASH'), required('FLOOR_GROUP_ID')]]);
@@ -38,31 +44,67 @@ async function allowed(groupId: string): Promise<boolean> {
   }
 }
 
-const server = http.createServer((req, res) => {
-  if (req.url === '/readyz') {
-    res.writeHead(200).end();
-    return;
-  }
-  const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+/** The caller's group, refused with the gateway's statuses: null when an answer was already sent. */
+async function admit(authorization: string | undefined, res: http.ServerResponse): Promise<string | null> {
+  const token = (authorization ?? '').replace(/^Bearer /, '');
   const groupId = tokens.get(hashToken(token));
   if (!groupId) {
     res.writeHead(401).end();
-    return;
+    return null;
   }
-  void allowed(groupId).then(async (ok) => {
-    if (!ok) {
-      res.writeHead(429).end();
+  if (!(await allowed(groupId))) {
+    res.writeHead(429).end();
+    return null;
+  }
+  return groupId;
+}
+
+function bare(): http.Server {
+  return http.createServer((req, res) => {
+    if (req.url === '/readyz') {
+      res.writeHead(200).end();
       return;
     }
-    const identity = await signer.sign({ kind: 'provider', groupId });
-    const headers = { ...req.headers, [IDENTITY_HEADER]: identity };
-    delete headers.authorization;
-    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.writeHead(502).end());
-    req.pipe(out);
-  }).catch(() => res.writeHead(502).end());
-});
-serve(server);
+    void admit(req.headers.authorization, res).then(async (groupId) => {
+      if (!groupId) return;
+      const identity = await signer.sign({ kind: 'provider', groupId });
+      const headers = { ...req.headers, [IDENTITY_HEADER]: identity };
+      delete headers.authorization;
+      const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      out.on('error', () => res.writeHead(502).end());
+      req.pipe(out);
+    }).catch(() => res.writeHead(502).end());
+  });
+}
+
+function onExpress(): http.Server {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.get('/readyz', (_req, res) => {
+    res.status(200).end();
+  });
+  app.use(async (req, res, next) => {
+    const groupId = await admit(req.headers.authorization, res);
+    if (!groupId) return;
+    req.headers[IDENTITY_HEADER] = await signer.sign({ kind: 'provider', groupId });
+    delete req.headers.authorization;
+    next();
+  });
+  app.use(
+    createProxyMiddleware({
+      target: upstream.origin,
+      agent,
+      ejectPlugins: true,
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as unknown as Plugin[],
+      changeOrigin: false,
+      xfwd: true,
+    }),
+  );
+  return http.createServer(app);
+}
+
+serve(process.env.FLOOR_FRAMEWORK === 'express' ? onExpress() : bare());

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import express from 'express';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { IDENTITY_HEADER, IdentityVerifier, money, MONEY_PATH_POOL, numberedPlaceholders, signCasinoRequest, toMoneyString, sessionSettings, withSettings, type Statement } from '@relay/shared';
@@ -13,6 +14,9 @@ import { required, serve } from './floor-process';
  * prepared statements on a pool as large as the wallet's (DATABASE_POOL_MAX, 20) and kept like it. No express, no
  * validation, no logging, no metrics, no request context. FLOOR_PORT, DATABASE_URL,
  * INTERNAL_AUTH_SECRET, FLOOR_WORLD (JSON: the casino, the game and the players' sessions).
+ *
+ * FLOOR_FRAMEWORK=express: the same work in an express app that parses the body with express.json,
+ * as the architecture makes the wallet do, and nothing else.
  */
 interface World {
   providerId: string;
@@ -115,22 +119,51 @@ async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
   return { id: session.playerId, balance: account.balance, username: success.username };
 }
 
-const server = http.createServer((req, res) => {
-  if (req.url === '/readyz') {
-    res.writeHead(200).end();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    void (async () => {
-      const identity = await verifier.verify(String(req.headers[IDENTITY_HEADER] ?? ''));
-      if (identity?.kind !== 'provider' || identity.groupId !== world.groupId) throw new Error('identity refused');
-      return moneyCall(req.url ?? '', JSON.parse(Buffer.concat(chunks).toString('utf8')) as MoneyRequest);
-    })().then(
-      (account) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(account)),
-      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err)),
-    );
+/** The identity the gateway signed, as the wallet checks it (cached by the verifier). */
+async function verified(header: string | string[] | undefined): Promise<void> {
+  const identity = await verifier.verify(String(header ?? ''));
+  if (identity?.kind !== 'provider' || identity.groupId !== world.groupId) throw new Error('identity refused');
+}
+
+function bare(): http.Server {
+  return http.createServer((req, res) => {
+    if (req.url === '/readyz') {
+      res.writeHead(200).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        await verified(req.headers[IDENTITY_HEADER]);
+        return moneyCall(req.url ?? '', JSON.parse(Buffer.concat(chunks).toString('utf8')) as MoneyRequest);
+      })().then(
+        (account) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(account)),
+        (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err)),
+      );
+    });
   });
-});
-serve(server);
+}
+
+function onExpress(): http.Server {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.get('/readyz', (_req, res) => {
+    res.status(200).end();
+  });
+  app.use(express.json({ limit: '64kb' }));
+  const route: express.RequestHandler = (req, res) => {
+    verified(req.headers[IDENTITY_HEADER])
+      .then(() => moneyCall(req.path, req.body as MoneyRequest))
+      .then(
+        (account) => res.json(account),
+        (err: unknown) => res.status(500).type('text').send(String(err)),
+      );
+  };
+  app.post('/api/balance/cash-out', route);
+  app.post('/api/balance/cash-in', route);
+  return http.createServer(app);
+}
+
+serve(process.env.FLOOR_FRAMEWORK === 'express' ? onExpress() : bare());

@@ -38,12 +38,24 @@ export interface FloorRateLimit {
   perSecond: number;
 }
 
-export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[], rateLimit?: FloorRateLimit): Promise<Floor> {
+/**
+ * `bare`: plain Node.js servers. `express`: the same work on the frameworks the architecture fixes
+ * (express in both, http-proxy-middleware in the gateway), to tell their cost from the relay's own.
+ */
+export type FloorFramework = 'bare' | 'express';
+
+/** The CPU table's label of a stand-in process. */
+export function floorLabel(framework: FloorFramework, role: 'gateway' | 'wallet'): string {
+  return `${framework === 'bare' ? 'bare' : 'express'} ${role}`;
+}
+
+export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[], rateLimit?: FloorRateLimit, framework: FloorFramework = 'bare'): Promise<Floor> {
   const [gatewayPort, walletPort] = await Promise.all([freePort(), freePort()]);
   const secret = randomBytes(24).toString('base64url');
   // The relay's flags for its hot path, and RELAY_NODE_ARGS as its processes get them (a profile of both sides).
   const nodeArgs = [...HOT_PATH_NODE_ARGS, ...(process.env.RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const wallet = startProcess('tools/bench/dist/floor-wallet.js', {
+    FLOOR_FRAMEWORK: framework,
     FLOOR_PORT: String(walletPort),
     DATABASE_URL: dbUrl,
     INTERNAL_AUTH_SECRET: secret,
@@ -57,6 +69,7 @@ export async function startFloor(dbUrl: string, casinoOrigin: string, world: Flo
     }),
   }, nodeArgs);
   const gateway = startProcess('tools/bench/dist/floor-gateway.js', {
+    FLOOR_FRAMEWORK: framework,
     FLOOR_PORT: String(gatewayPort),
     FLOOR_UPSTREAM: `http://127.0.0.1:${walletPort}`,
     FLOOR_TOKEN_HASH: hashToken(world.providerToken),
@@ -78,7 +91,7 @@ export async function startFloor(dbUrl: string, casinoOrigin: string, world: Flo
     throw err;
   }
   const labels: Record<number, string> = {};
-  if (gateway.pid) labels[gateway.pid] = 'bare gateway';
-  if (wallet.pid) labels[wallet.pid] = 'bare wallet';
+  if (gateway.pid) labels[gateway.pid] = floorLabel(framework, 'gateway');
+  if (wallet.pid) labels[wallet.pid] = floorLabel(framework, 'wallet');
   return { url: `http://127.0.0.1:${gatewayPort}`, labels, stop };
 }

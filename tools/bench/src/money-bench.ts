@@ -101,11 +101,20 @@ export async function runMoneyBench(): Promise<string> {
     stopFloor = floor.stop;
     const floorPool = new Pool(floor.url, { connections: 128, pipelining: 1 });
     const viaFloor = pairThrough(floorPool);
+    // The same stand-ins on the frameworks the architecture fixes (express, http-proxy-middleware).
+    const framed = await startFloor(dbUrl, sandboxUrl, world, players, { redisUrl: config.REDIS_URL, keyPrefix: `bench_${run}_framed`, perSecond: config.RATE_LIMIT_PER_SECOND }, 'express');
+    stopFloor = async () => {
+      await floor.stop();
+      await framed.stop();
+    };
+    const framedPool = new Pool(framed.url, { connections: 128, pipelining: 1 });
+    const viaFramed = pairThrough(framedPool);
 
     // Only this run's processes are charged: other runs on the machine have their own checkout or database.
     const scope = { root: ROOT, database: new URL(dbUrl).pathname.slice(1) };
     await fixedRate(200, 5, viaGateway); // warm-up: JIT, pools, caches
     await fixedRate(200, 5, viaFloor);
+    await fixedRate(200, 5, viaFramed);
     console.error('warm-up done');
     if (process.env.BENCH_ONLY === 'replays') {
       // Replays alone, with the CPU each process spent per replay (for A/B runs of the replay path).
@@ -161,10 +170,11 @@ export async function runMoneyBench(): Promise<string> {
         rows.push([target, `${callsPerSecond} calls/s offered`, summarize(phase.samples, phase.seconds)]);
       }
     }
-    const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels }, scope);
+    const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels, ...framed.labels }, scope);
     // Saturation of each target; the CPU each process spent per call is read around the relay's and the stand-ins'.
     const cpuPerCall: Record<string, CpuPerCall | null> = {};
-    for (const [target, unit] of onlySaturation ? targets.slice(1) : targets) {
+    const saturated: [string, () => Promise<Sample[]>][] = [...targets, [FRAMED, viaFramed]];
+    for (const [target, unit] of onlySaturation ? saturated.slice(1) : saturated) {
       const before = snapshot(label);
       const phase = process.env.BENCH_PG_STATEMENTS === '1' ? await statementsOf(target, () => saturate(64, PHASE_SECONDS, unit)) : await saturate(64, PHASE_SECONDS, unit);
       cpuPerCall[target] = perCall(before, snapshot(label), phase.samples.length);
@@ -179,8 +189,9 @@ export async function runMoneyBench(): Promise<string> {
     const pgbench = pgbenchFloor(dbUrl, PHASE_SECONDS);
     await gatewayPool.close();
     await floorPool.close();
+    await framedPool.close();
     await sandboxPool.close();
-    return report(rows, cpuPerCall['through the relay'], cpuPerCall['bare stand-ins'], cpuPerCall.replays, pgbench?.callsPerSecond ?? null, rateLimit);
+    return report(rows, cpuPerCall['through the relay'], cpuPerCall['bare stand-ins'], cpuPerCall[FRAMED], cpuPerCall.replays, pgbench?.callsPerSecond ?? null, rateLimit);
   } finally {
     await stopFloor();
     await stopProcess(platform);
@@ -241,8 +252,10 @@ export async function launchPlayers(base: string, sandboxUrl: string, world: Awa
 }
 
 const TARGET_CALLS_PER_SECOND = 1500;
+/** The stand-ins on express and http-proxy-middleware (FloorFramework 'express'). */
+const FRAMED = 'stand-ins on express';
 
-function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, replayCpu: CpuPerCall | null, pgbenchCalls: number | null, rateLimit: string): string {
+function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, framedCpu: CpuPerCall | null, replayCpu: CpuPerCall | null, pgbenchCalls: number | null, rateLimit: string): string {
   const lines = [
     '## Money calls: cash-out + cash-in pairs',
     '',
@@ -255,6 +268,9 @@ function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floor
     "the same hops, the wallet's own two statements per call on the same database and the same signed casino call, and",
     "nothing else but the rate limit's Redis round trip when it is on (no express, proxy library, input validation, logging, metrics or request context, though the",
     'spec and the architecture ask for them): a lower bound for any implementation of this design on this machine.',
+    '"stand-ins on express" runs the same two stand-ins as an express app with http-proxy-middleware (the gateway) and an',
+    'express app parsing JSON with express.json (the wallet), configured as the services configure them and doing nothing',
+    'else: what the frameworks the architecture fixes cost before any of the relay\'s own per-request work (saturation only).',
     rateLimit,
     '',
     '| target | load | calls | calls/s | p50 ms | p99 ms | max ms | non-200 |',
@@ -263,7 +279,7 @@ function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floor
     '',
     'Targets (issue 4): 1,500 money calls per second sustained; p99 under 25 ms at 500 calls per second.',
     ...ratioReport(rows, pgbenchCalls),
-    ...cpuReport(cpu, floorCpu, replayCpu),
+    ...cpuReport(cpu, floorCpu, framedCpu, replayCpu),
   ];
   return lines.join('\n');
 }
@@ -273,6 +289,7 @@ function ratioReport(rows: [string, string, Summary][], pgbenchCalls: number | n
   const find = (target: string, load: string) => rows.find(([t, l]) => t === target && l === load)?.[2];
   const relay = find('through the relay', 'saturation, 64 in flight');
   const floor = find('bare stand-ins', 'saturation, 64 in flight');
+  const framed = find(FRAMED, 'saturation, 64 in flight');
   const replays = find('replays of successful cash-outs', 'saturation, 64 in flight');
   const at500 = find('through the relay', '500 calls/s offered');
   if (!relay) return [];
@@ -290,6 +307,13 @@ function ratioReport(rows: [string, string, Summary][], pgbenchCalls: number | n
     `| money calls per second / pgbench floor (money calls/s) | >= 0.35 | ${ratio(relay.perSecond, pgbenchCalls)} (${relay.perSecond} / ${pgbenchCalls?.toFixed(0) ?? 'pgbench missing'}) |`,
     `| relay / bare stand-ins, calls per second | >= 0.85 | ${ratio(relay.perSecond, floor?.perSecond)} |`,
     `| p99 at 500 calls/s offered, ms (errors) | < 25 (0) | ${at500 ? `${at500.p99} (${at500.errors})` : 'n/a'} |`,
+    '',
+    'What the frameworks take of the ratio to the bare stand-ins, in the same run (no target):',
+    '',
+    '| ratio | this run |',
+    '|---|---:|',
+    `| stand-ins on express / bare stand-ins, calls per second | ${ratio(framed?.perSecond, floor?.perSecond)} (${framed?.perSecond ?? 'n/a'} / ${floor?.perSecond ?? 'n/a'}) |`,
+    `| relay / stand-ins on express, calls per second | ${ratio(relay.perSecond, framed?.perSecond)} |`,
   ];
 }
 
@@ -298,37 +322,48 @@ function ratioReport(rows: [string, string, Summary][], pgbenchCalls: number | n
  * and through the bare stand-ins (whose gateway and wallet take the relay's rows), against the
  * target's share of the cores; and what each spent per replay of a successful cash-out.
  */
-function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, replayCpu: CpuPerCall | null): string[] {
+function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, framedCpu: CpuPerCall | null, replayCpu: CpuPerCall | null): string[] {
   if (!cpu) return [];
   const cores = os.cpus().length;
   const budget = (cores * 1000) / TARGET_CALLS_PER_SECOND;
-  // In the stand-ins' phase their processes take the gateway's and the wallet's rows (the idle
+  const standIn = (label: string) => label.startsWith('bare ') || label.startsWith('express ');
+  // In a stand-ins' phase their processes take the gateway's and the wallet's rows (the idle
   // platform gateway and wallet are left out), and in the relay's phase the idle stand-ins are.
-  const standIn: Record<string, string> = { gateway: 'bare gateway', wallet: 'bare wallet' };
-  const relayRows = cpu.processes.filter((s) => !s.label.startsWith('bare '));
-  const floorRows = floorCpu?.processes.filter((s) => !(s.label in standIn)) ?? [];
+  const standInRows = (phase: CpuPerCall | null, kind: 'bare' | 'express') => {
+    const rows = phase?.processes.filter((s) => s.label !== 'gateway' && s.label !== 'wallet' && (!standIn(s.label) || s.label.startsWith(`${kind} `))) ?? [];
+    return rows.map((s) => (s.label.startsWith(`${kind} `) ? { ...s, label: s.label.slice(kind.length + 1) } : s));
+  };
+  const relayRows = cpu.processes.filter((s) => !standIn(s.label));
+  const floorRows = standInRows(floorCpu, 'bare');
+  const framedRows = standInRows(framedCpu, 'express');
   const used = (rows: CpuPerCall['processes']) => rows.reduce((sum, s) => sum + s.msPerCall, 0);
   const outside = (rows: CpuPerCall['processes']) => used(rows.filter((s) => s.label === 'load generator' || s.label === 'sandbox casino'));
-  const floorOf = (label: string) => floorRows.find((s) => s.label === (standIn[label] ?? label))?.msPerCall ?? 0;
-  const replayOf = (label: string) => replayCpu?.processes.find((s) => s.label === label)?.msPerCall ?? 0;
+  const of = (rows: CpuPerCall['processes'], label: string) => rows.find((s) => s.label === label)?.msPerCall ?? 0;
+  const replayRows = replayCpu?.processes.filter((s) => !standIn(s.label)) ?? [];
   const ms = (n: number) => n.toFixed(3);
-  const row = (label: string, relay: number, floor: number, replay: number) =>
-    `| ${label} | ${ms(relay)} |${floorCpu ? ` ${ms(floor)} |` : ''}${replayCpu ? ` ${ms(replay)} |` : ''}`;
+  const columns: [string, CpuPerCall | null, CpuPerCall['processes']][] = [
+    ['bare stand-ins', floorCpu, floorRows],
+    ['stand-ins on express', framedCpu, framedRows],
+    ['replays, CPU ms per replay', replayCpu, replayRows],
+  ];
+  const shown = columns.filter(([, phase]) => phase);
+  const row = (label: string, relay: number, others: number[]) => `| ${label} | ${ms(relay)} |${others.map((n) => ` ${ms(n)} |`).join('')}`;
+  const totals = [`through the relay`, ...shown.filter(([name]) => !name.startsWith('replays')).map(([name, , rows]) => `${used(rows).toFixed(2)} ms through the ${name}`)];
   return [
     '',
     `CPU per call in the saturation phases, from each process's counters in /proc. ${TARGET_CALLS_PER_SECOND.toLocaleString('en')} calls per second on`,
     `${cores} cores leave ${budget.toFixed(2)} ms of CPU per call for everything together; the processes below used ${used(relayRows).toFixed(2)} ms`,
-    floorCpu ? `through the relay and ${used(floorRows).toFixed(2)} ms through the bare stand-ins.` : 'through the relay.',
+    `${totals.join(', ')}.`,
     `Of that, the load generator and the sandbox casino (the game and the casino, which a deployment does not host) used`,
-    `${outside(relayRows).toFixed(2)} ms${floorCpu ? ` and ${outside(floorRows).toFixed(2)} ms` : ''}.`,
-    ...(replayCpu ? [`The last column is per replay of a successful cash-out (its phase above), ${used(replayCpu.processes.filter((s) => !s.label.startsWith('bare '))).toFixed(2)} ms in all.`] : []),
+    `${[relayRows, ...shown.filter(([name]) => !name.startsWith('replays')).map(([, , rows]) => rows)].map((rows) => `${outside(rows).toFixed(2)} ms`).join(', ')}.`,
+    ...(replayCpu ? [`The last column is per replay of a successful cash-out (its phase above), ${used(replayRows).toFixed(2)} ms in all.`] : []),
     '',
-    `| process | relay, CPU ms per call |${floorCpu ? ' bare stand-ins |' : ''}${replayCpu ? ' replays, CPU ms per replay |' : ''}`,
-    `|---|---:|${floorCpu ? '---:|' : ''}${replayCpu ? '---:|' : ''}`,
-    ...relayRows.map((s) => row(s.label, s.msPerCall, floorOf(s.label), replayOf(s.label))),
-    row('idle (CPU left unused)', cpu.idle, floorCpu?.idle ?? 0, replayCpu?.idle ?? 0),
-    row('stolen by the hypervisor', cpu.steal, floorCpu?.steal ?? 0, replayCpu?.steal ?? 0),
-    row('everything else (kernel threads, other processes)', cpu.other, floorCpu?.other ?? 0, replayCpu?.other ?? 0),
+    `| process | relay, CPU ms per call |${shown.map(([name]) => ` ${name} |`).join('')}`,
+    `|---|---:|${shown.map(() => '---:|').join('')}`,
+    ...relayRows.map((s) => row(s.label, s.msPerCall, shown.map(([, , rows]) => of(rows, s.label)))),
+    row('idle (CPU left unused)', cpu.idle, shown.map(([, phase]) => phase?.idle ?? 0)),
+    row('stolen by the hypervisor', cpu.steal, shown.map(([, phase]) => phase?.steal ?? 0)),
+    row('everything else (kernel threads, other processes)', cpu.other, shown.map(([, phase]) => phase?.other ?? 0)),
   ];
 }
 
