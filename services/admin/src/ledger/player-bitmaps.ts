@@ -1,4 +1,4 @@
-import { PLAYER_BLOCK_BITS, SPAN_EPOCH, SPAN_LENGTHS, SPAN_TABLES } from '@relay/shared';
+import { PLAYER_BITMAPS, PLAYER_BLOCK_BITS, SPAN_EPOCH, SPAN_LENGTHS, type PlayerBitmapTable } from '@relay/shared';
 
 /**
  * A day's player bitmaps (migration 020, docs/ledger.md "Distinct players"), built by the rollup
@@ -57,7 +57,7 @@ export function playerBitmapCtes(day: string, bets: string, merge = false): stri
 }
 
 /** The tables a recount replaces (the dictionary stays: a player keeps its number for good). */
-export const PLAYER_BITMAP_TABLES = ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_days'];
+export const PLAYER_BITMAP_TABLES = [...Object.values(PLAYER_BITMAPS).map((t) => t.table), 'ledger_rollup_player_bits_days'];
 
 type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
 
@@ -142,10 +142,12 @@ export async function buildPlayerSpans(sql: Sql): Promise<number> {
       );
       if (ready) {
         await sql('INSERT INTO ledger_rollup_player_spans (first_day, days) VALUES (?::date, ?::int)', [first, days]);
-        for (const { days: dayTable, spans, key } of SPAN_TABLES) {
+        for (const { table, key, spans } of Object.values<PlayerBitmapTable>(PLAYER_BITMAPS)) {
+          if (spans === undefined) continue;
+          const blocks = [...key, 'block'].join(', ');
           await sql(
-            `INSERT INTO ${spans} (first_day, days, ${key}, bits)
-             SELECT ?::date, ?::int, ${key}, bit_or(bits) FROM ${dayTable} WHERE day >= ?::date AND day < ?::date + ?::int GROUP BY ${key}`,
+            `INSERT INTO ${spans} (first_day, days, ${blocks}, bits)
+             SELECT ?::date, ?::int, ${blocks}, bit_or(bits) FROM ${table} WHERE day >= ?::date AND day < ?::date + ?::int GROUP BY ${blocks}`,
             [first, days, first, first, days],
           );
         }
