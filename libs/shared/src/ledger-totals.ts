@@ -451,13 +451,12 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   // states, spilled to disk).
   const blockKey = Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', ');
   const oneRowPerBlock = spec.dims.includes('day') && bits.key.every((c) => spec.dims.includes(c as SourceDim));
-  const bitmapRows = spec.narrow(read(`${bits.table} as r`), 'r')
+  // The bitmap rows of the usable days that have bitmaps, their bits as `playerBits`: each row's own,
+  // or their OR per group and block. Built only where read: a day-grouped total may read 032's counts instead.
+  const bitmapRows = (playerBits: string) => spec.narrow(read(`${bits.table} as r`), 'r')
     .whereRaw('?', [inDays(read, spec, 'r', withBits)])
     .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id',
-      oneRowPerBlock ? 'r.bits AS player_bits' : 'bit_or(r.bits) AS player_bits'].join(', ')));
-  const bitmaps = oneRowPerBlock ? bitmapRows
-    : !spec.dims.includes('day') && bits.spans ? bitmapsOverSpans(read, spec, withBits, bits.table, bits.spans)
-      : bitmapRows.groupByRaw(blockKey);
+      `${playerBits} AS player_bits`].join(', ')));
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
   const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('?', [inDays(read, spec, 'r', withoutBits)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
@@ -498,9 +497,11 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
       ? spec.narrow(read(`${bits.counts} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', withBits)])
         .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'NULL::integer AS player_block', 'NULL::text AS player_id',
           `NULL::bit(${PLAYER_BLOCK_BITS}) AS player_bits`, 'r.n AS player_n'].join(', ')))
-      : read.raw('SELECT b.*, NULL::bigint AS player_n FROM (?) b', [bitmaps]);
+      : read.raw('SELECT b.*, NULL::bigint AS player_n FROM (?) b', [bitmapRows('r.bits')]);
     return read.raw('(?) UNION ALL (SELECT c.*, NULL::bigint AS player_n FROM (?) c)', [counted, corrected]);
   }
+  const bitmaps = !spec.dims.includes('day') && bits.spans ? bitmapsOverSpans(read, spec, withBits, bits.table, bits.spans)
+    : bitmapRows('bit_or(r.bits)').groupByRaw(blockKey);
   // The bitmaps' block and the same block of the other parts (a few rows: today, the edges, the listed
   // rows that moved) OR-ed into one row; the unknown players (no block) match no bitmap row.
   const key = [...spec.dims, 'player_casino', 'player_block'];
