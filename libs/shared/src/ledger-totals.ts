@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { COARSE_ROLLUPS } from './migrations/030_report_rollups';
-import { SPAN_TABLES } from './migrations/031_player_bit_spans';
-import { PLAYER_COUNTS } from './migrations/032_player_counts';
+import { PLAYER_BITMAPS, type PlayerBitmapTable } from './migrations/player-bitmap-tables';
 
-export { SPAN_EPOCH, SPAN_LENGTHS, SPAN_TABLES } from './migrations/031_player_bit_spans';
+export { SPAN_EPOCH, SPAN_LENGTHS } from './migrations/031_player_bit_spans';
+export { PLAYER_BITMAPS, type PlayerBitmapTable } from './migrations/player-bitmap-tables';
 import { CASINO_COUNTS, CASINO_CURRENCY_COUNTS, CURRENCY_COUNTS, FINE_COUNTS } from './migrations/unfinished-counts';
 
 /**
@@ -443,9 +443,7 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   // game, or without the studio either (022: what a casino's or the platform's finance report reads).
   const named = narrowed(read, spec);
   const grouped = new Set([...spec.dims, ...named.columns]);
-  const bits = grouped.has('game_id') ? { table: 'ledger_rollup_player_bits', key: ['group_id', 'provider_id', 'game_id', 'currency'] }
-    : grouped.has('group_id') ? { table: 'ledger_rollup_player_bits_all_games', key: ['group_id', 'provider_id', 'currency'] }
-      : { table: 'ledger_rollup_player_bits_by_casino', key: ['provider_id', 'currency'] };
+  const bits: PlayerBitmapTable = grouped.has('game_id') ? PLAYER_BITMAPS.byGame : grouped.has('group_id') ? PLAYER_BITMAPS.allGames : PLAYER_BITMAPS.byCasino;
   // Each part ORs its own bitmaps per group and block first: the caller then sorts a few rows per
   // group and block instead of one per day (an OR of ORs is the OR of all). Grouped by the day and
   // every other column of the bitmaps' key, a row is already its group's block: OR-ing each with
@@ -453,14 +451,12 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
   // states, spilled to disk).
   const blockKey = Array.from({ length: spec.dims.length + 3 }, (_, i) => String(i + 1)).join(', ');
   const oneRowPerBlock = spec.dims.includes('day') && bits.key.every((c) => spec.dims.includes(c as SourceDim));
-  const bitmapRows = spec.narrow(read(`${bits.table} as r`), 'r')
+  // The bitmap rows of the usable days that have bitmaps, their bits as `playerBits`: each row's own,
+  // or their OR per group and block. Built only where read: a day-grouped total may read 032's counts instead.
+  const bitmapRows = (playerBits: string) => spec.narrow(read(`${bits.table} as r`), 'r')
     .whereRaw('?', [inDays(read, spec, 'r', withBits)])
     .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'r.block AS player_block', 'NULL::text AS player_id',
-      oneRowPerBlock ? 'r.bits AS player_bits' : 'bit_or(r.bits) AS player_bits'].join(', ')));
-  const spanTable = SPAN_TABLES.find((t) => t.days === bits.table);
-  const bitmaps = oneRowPerBlock ? bitmapRows
-    : !spec.dims.includes('day') && spanTable ? bitmapsOverSpans(read, spec, withBits, bits.table, spanTable.spans)
-      : bitmapRows.groupByRaw(blockKey);
+      `${playerBits} AS player_bits`].join(', ')));
   const cols = (of: (d: SourceDim) => string, a: string) => [...spec.dims.map(of), `${a}.provider_id AS player_casino`, `${a}.player_id`].join(', ');
   const bets = (q: Knex.QueryBuilder) => q.where('t.status', 'SUCCESS').where('t.category', 'CASH_OUT');
   const listed = spec.narrow(read('ledger_rollup_players as r'), 'r').whereRaw('?', [inDays(read, spec, 'r', withoutBits)]).distinct(read.raw(cols((d) => dimOfRollup(d, 'r'), 'r')));
@@ -497,14 +493,15 @@ export function ledgerPlayerBits(read: Knex, spec: Omit<SourceSpec, 'table'>): K
     );
     // The bitmap rows' players, already counted per day and key (032) where the table has counts: a
     // narrow row per group instead of a 512-byte bitmap per block.
-    const counts = Object.values(PLAYER_COUNTS).find((c) => c.bits === bits.table);
-    const counted = counts
-      ? spec.narrow(read(`${counts.table} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', withBits)])
+    const counted = bits.counts
+      ? spec.narrow(read(`${bits.counts} as r`), 'r').whereRaw('?', [inDays(read, spec, 'r', withBits)])
         .select(read.raw([...spec.dims.map((d) => dimOfRollup(d, 'r')), 'r.provider_id AS player_casino', 'NULL::integer AS player_block', 'NULL::text AS player_id',
           `NULL::bit(${PLAYER_BLOCK_BITS}) AS player_bits`, 'r.n AS player_n'].join(', ')))
-      : read.raw('SELECT b.*, NULL::bigint AS player_n FROM (?) b', [bitmaps]);
+      : read.raw('SELECT b.*, NULL::bigint AS player_n FROM (?) b', [bitmapRows('r.bits')]);
     return read.raw('(?) UNION ALL (SELECT c.*, NULL::bigint AS player_n FROM (?) c)', [counted, corrected]);
   }
+  const bitmaps = !spec.dims.includes('day') && bits.spans ? bitmapsOverSpans(read, spec, withBits, bits.table, bits.spans)
+    : bitmapRows('bit_or(r.bits)').groupByRaw(blockKey);
   // The bitmaps' block and the same block of the other parts (a few rows: today, the edges, the listed
   // rows that moved) OR-ed into one row; the unknown players (no block) match no bitmap row.
   const key = [...spec.dims, 'player_casino', 'player_block'];

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { columnDefinitions, PLAYER_BITMAPS } from './player-bitmap-tables';
 
 /**
  * Player bitmaps of spans of days (docs/ledger.md, "Distinct players"): the OR of 4, 16 or 64 whole
@@ -17,12 +18,10 @@ import type { Knex } from 'knex';
  * the writer's own transaction, and the job builds it again. A reader uses a span only when every one
  * of its days is usable for its period (a takeover marks a day stale without touching its bitmaps).
  */
-export const SPAN_TABLES = [
-  { days: 'ledger_rollup_player_bits_all_games', spans: 'ledger_rollup_player_bits_all_games_spans', key: 'group_id, provider_id, currency, block',
-    columns: 'group_id text NOT NULL, provider_id text NOT NULL, currency text NOT NULL, block integer NOT NULL' },
-  { days: 'ledger_rollup_player_bits_by_casino', spans: 'ledger_rollup_player_bits_by_casino_spans', key: 'provider_id, currency, block',
-    columns: 'provider_id text NOT NULL, currency text NOT NULL, block integer NOT NULL' },
-] as const;
+// Named one by one, not every table with spans: what this migration creates stays what it created.
+const SPAN_TABLES = [PLAYER_BITMAPS.allGames, PLAYER_BITMAPS.byCasino].map(({ table, key, spans }) => ({
+  days: table, spans, key: [...key, 'block'].join(', '), columns: columnDefinitions([...key, 'block']),
+}));
 
 /** The lengths of the spans, in days, longest first, and the day they are aligned from. */
 export const SPAN_LENGTHS = [64, 16, 4] as const;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { coarseRollupTable, dropCoarseRollupTable, type ByStatus } from './029_rollups_by_status';
+import { columnDefinitions, PLAYER_BITMAPS, type PlayerBitmapTable } from './player-bitmap-tables';
 
 /**
  * The number of players of each day's bitmaps without the game (docs/ledger.md, "Distinct players"):
@@ -11,17 +12,14 @@ import { coarseRollupTable, dropCoarseRollupTable, type ByStatus } from './029_r
  * the writer's own transaction: such a report reads one narrow row per group.
  */
 type Counts = ByStatus & { bits: string };
-export const PLAYER_COUNTS: Record<'byCasino' | 'allGames', Counts> = {
-  byCasino: {
-    bits: 'ledger_rollup_player_bits_by_casino', source: 'ledger_rollup_player_bits_by_casino', table: 'ledger_rollup_player_counts_by_casino',
-    key: 'provider_id, day, currency', sums: ['n'], columns: 'provider_id text NOT NULL, day date NOT NULL, currency text NOT NULL, n bigint NOT NULL',
-  },
-  allGames: {
-    bits: 'ledger_rollup_player_bits_all_games', source: 'ledger_rollup_player_bits_all_games', table: 'ledger_rollup_player_counts_all_games',
-    key: 'group_id, provider_id, day, currency', sums: ['n'], columns: 'group_id text NOT NULL, provider_id text NOT NULL, day date NOT NULL, currency text NOT NULL, n bigint NOT NULL',
-  },
-};
-const TABLES = Object.values(PLAYER_COUNTS);
+/** A table's counts: its key with the day after the casino, so it leads with a report's scope (studio, casino), as 030's sums do. */
+function playerCounts({ table, key, counts }: Required<PlayerBitmapTable>): Counts {
+  const casino = key.indexOf('provider_id') + 1;
+  const countsKey = [...key.slice(0, casino), 'day', ...key.slice(casino)];
+  return { bits: table, source: table, table: counts, key: countsKey.join(', '), sums: ['n'], columns: `${columnDefinitions(countsKey)}, n bigint NOT NULL` };
+}
+// Named one by one, not every table with counts: what this migration creates stays what it created.
+const TABLES = [PLAYER_BITMAPS.byCasino, PLAYER_BITMAPS.allGames].map(playerCounts);
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

@@ -1,4 +1,4 @@
-import { PLAYER_BLOCK_BITS, SPAN_EPOCH, SPAN_LENGTHS, SPAN_TABLES } from '@relay/shared';
+import { PLAYER_BITMAPS, PLAYER_BLOCK_BITS, SPAN_EPOCH, SPAN_LENGTHS, type PlayerBitmapTable } from '@relay/shared';
 
 /**
  * A day's player bitmaps (migration 020, docs/ledger.md "Distinct players"), built by the rollup
@@ -57,7 +57,15 @@ export function playerBitmapCtes(day: string, bets: string, merge = false): stri
 }
 
 /** The tables a recount replaces (the dictionary stays: a player keeps its number for good). */
-export const PLAYER_BITMAP_TABLES = ['ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_days'];
+export const PLAYER_BITMAP_TABLES = [...Object.values(PLAYER_BITMAPS).map((t) => t.table), 'ledger_rollup_player_bits_days'];
+
+/**
+ * A day of ledger_rollup_days `d` that a span may hold: counted whole (not up to a watermark), its
+ * bitmaps built, not stale.
+ */
+const SPANNABLE_DAY = `d.counted_until IS NULL
+  AND EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)
+  AND NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day)`;
 
 type Sql = <T = Record<string, unknown>>(text: string, bindings?: readonly unknown[]) => Promise<T[]>;
 
@@ -113,10 +121,7 @@ export async function backfillPlayerBitmaps(sql: Sql, limit: number): Promise<st
 export async function buildPlayerSpans(sql: Sql): Promise<number> {
   const candidates = await sql<{ first_day: string; days: number }>(
     `WITH whole AS (
-       SELECT d.day FROM ledger_rollup_days d
-        WHERE d.counted_until IS NULL
-          AND EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)
-          AND NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day))
+       SELECT d.day FROM ledger_rollup_days d WHERE ${SPANNABLE_DAY})
      SELECT to_char(c.first_day, 'YYYY-MM-DD') AS first_day, c.days
        FROM (SELECT w.day - (((w.day - ?::date) % l.days + l.days) % l.days) AS first_day, l.days, count(*) AS n
                FROM whole w CROSS JOIN unnest(?::int[]) AS l(days)
@@ -135,17 +140,17 @@ export async function buildPlayerSpans(sql: Sql): Promise<number> {
       const [{ ready }] = await sql<{ ready: boolean }>(
         `SELECT count(*) = ?::int AND NOT EXISTS (SELECT 1 FROM ledger_rollup_player_spans s WHERE s.first_day = ?::date AND s.days = ?::int) AS ready
            FROM ledger_rollup_days d
-          WHERE d.day >= ?::date AND d.day < ?::date + ?::int AND d.counted_until IS NULL
-            AND EXISTS (SELECT 1 FROM ledger_rollup_player_bits_days b WHERE b.day = d.day)
-            AND NOT EXISTS (SELECT 1 FROM rollup_stale_days s WHERE s.day = d.day)`,
+          WHERE d.day >= ?::date AND d.day < ?::date + ?::int AND ${SPANNABLE_DAY}`,
         [days, first, days, first, first, days],
       );
       if (ready) {
         await sql('INSERT INTO ledger_rollup_player_spans (first_day, days) VALUES (?::date, ?::int)', [first, days]);
-        for (const { days: dayTable, spans, key } of SPAN_TABLES) {
+        for (const { table, key, spans } of Object.values<PlayerBitmapTable>(PLAYER_BITMAPS)) {
+          if (spans === undefined) continue;
+          const blocks = [...key, 'block'].join(', ');
           await sql(
-            `INSERT INTO ${spans} (first_day, days, ${key}, bits)
-             SELECT ?::date, ?::int, ${key}, bit_or(bits) FROM ${dayTable} WHERE day >= ?::date AND day < ?::date + ?::int GROUP BY ${key}`,
+            `INSERT INTO ${spans} (first_day, days, ${blocks}, bits)
+             SELECT ?::date, ?::int, ${blocks}, bit_or(bits) FROM ${table} WHERE day >= ?::date AND day < ?::date + ?::int GROUP BY ${blocks}`,
             [first, days, first, first, days],
           );
         }
