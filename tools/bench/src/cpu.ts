@@ -95,6 +95,18 @@ export interface CpuPerCall {
   other: number;
 }
 
+/** Several phases' CPU per call as one, each weighted by its calls. */
+export function combinePerCall(parts: { cpu: CpuPerCall | null; calls: number }[]): CpuPerCall | null {
+  const counted = parts.filter((p): p is { cpu: CpuPerCall; calls: number } => p.cpu !== null && p.calls > 0);
+  const calls = counted.reduce((sum, p) => sum + p.calls, 0);
+  if (calls === 0) return null;
+  const mean = (of: (cpu: CpuPerCall) => number) => counted.reduce((sum, p) => sum + of(p.cpu) * p.calls, 0) / calls;
+  const labels = [...new Set(counted.flatMap((p) => p.cpu.processes.map((s) => s.label)))];
+  const processes = labels.map((label) => ({ label, msPerCall: mean((cpu) => cpu.processes.find((s) => s.label === label)?.msPerCall ?? 0) }));
+  processes.sort((a, b) => b.msPerCall - a.msPerCall);
+  return { processes, idle: mean((cpu) => cpu.idle), steal: mean((cpu) => cpu.steal), other: mean((cpu) => cpu.other) };
+}
+
 export function perCall(before: CpuSnapshot, after: CpuSnapshot, calls: number): CpuPerCall | null {
   if (calls <= 0 || after.perProcess.size === 0) return null;
   const msPerTick = 1000 / TICKS_PER_SECOND;

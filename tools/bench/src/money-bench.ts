@@ -3,7 +3,7 @@ import os from 'node:os';
 import { Pool } from 'undici';
 import { dropDatabase, loadConfig, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
-import { benchLabeler, perCall, snapshot, type CpuPerCall } from './cpu';
+import { benchLabeler, combinePerCall, perCall, snapshot, type CpuPerCall } from './cpu';
 import { startFloor, type FloorPlayer as Player } from './floor';
 import { pgbenchFloor } from './pgbench-floor';
 import { pgStatementsAround } from './pg-statements';
@@ -15,6 +15,9 @@ import { fixedRate, freePort, machine, rateLimitMethod, recordResult, repeat, RO
  * the sandbox, on this one machine. Fixed arrival rates show latency; saturation shows throughput.
  */
 const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+// The saturation phases run in this many rounds, each target once per round in a rotating order, so
+// a slow moment of the machine or the database's growth weighs on every target alike.
+const SATURATION_ROUNDS = Number(process.env.BENCH_SATURATION_ROUNDS ?? 3);
 const PLAYERS = 200;
 // BENCH_RATES=100,500: other fixed arrival rates (calls per second) than the two of the target.
 const RATES = (process.env.BENCH_RATES ?? '500,1500').split(',').map(Number);
@@ -173,11 +176,21 @@ export async function runMoneyBench(): Promise<string> {
     const label = benchLabeler({ [process.pid]: 'load generator', ...(sandbox.pid ? { [sandbox.pid]: 'sandbox casino' } : {}), ...floor.labels, ...framed.labels }, scope);
     // Saturation of each target; the CPU each process spent per call is read around the relay's and the stand-ins'.
     const cpuPerCall: Record<string, CpuPerCall | null> = {};
-    const saturated: [string, () => Promise<Sample[]>][] = [...targets, [FRAMED, viaFramed]];
-    for (const [target, unit] of onlySaturation ? saturated.slice(1) : saturated) {
-      const before = snapshot(label);
-      const phase = process.env.BENCH_PG_STATEMENTS === '1' ? await statementsOf(target, () => saturate(64, PHASE_SECONDS, unit)) : await saturate(64, PHASE_SECONDS, unit);
-      cpuPerCall[target] = perCall(before, snapshot(label), phase.samples.length);
+    const saturated: [string, () => Promise<Sample[]>][] = [...(onlySaturation ? targets.slice(1) : targets), [FRAMED, viaFramed]];
+    const phases = new Map<string, { samples: Sample[]; seconds: number; cpu: { cpu: CpuPerCall | null; calls: number }[] }>(saturated.map(([t]) => [t, { samples: [], seconds: 0, cpu: [] }]));
+    for (let round = 0; round < SATURATION_ROUNDS; round++) {
+      for (let i = 0; i < saturated.length; i++) {
+        const [target, unit] = saturated[(i + round) % saturated.length];
+        const before = snapshot(label);
+        const phase = process.env.BENCH_PG_STATEMENTS === '1' ? await statementsOf(target, () => saturate(64, PHASE_SECONDS, unit)) : await saturate(64, PHASE_SECONDS, unit);
+        const into = phases.get(target)!;
+        into.samples.push(...phase.samples);
+        into.seconds += phase.seconds;
+        into.cpu.push({ cpu: perCall(before, snapshot(label), phase.samples.length), calls: phase.samples.length });
+      }
+    }
+    for (const [target, phase] of phases) {
+      cpuPerCall[target] = combinePerCall(phase.cpu);
       rows.push([target, 'saturation, 64 in flight', summarize(phase.samples, phase.seconds)]);
     }
     // Issue 23's ratios, each within this run: replays, and PostgreSQL's own floor (pgbench).
@@ -261,7 +274,8 @@ function report(rows: [string, string, Summary][], cpu: CpuPerCall | null, floor
     '',
     `Measured ${new Date().toISOString()} on ${machine()}. Everything on this one machine: PostgreSQL, Redis, the six`,
     'platform processes (gateway, launcher, wallet, reporting, notifier API, admin, notifier worker), the sandbox casino',
-    `process and the load generator. ${PHASE_SECONDS} s per phase; a pair is a cash-out then a cash-in of the same round,`,
+    `process and the load generator. ${PHASE_SECONDS} s per phase; the saturation phases in ${SATURATION_ROUNDS} rounds, each target once per round in a rotating`,
+    'order, their figures over all rounds; a pair is a cash-out then a cash-in of the same round,',
     'each a separate call; latency is per call, as the game sees it. "sandbox direct" sends the same signed debit/credit',
     'pairs straight to the sandbox casino, to show what the casino side alone costs on this machine. "bare stand-ins"',
     'sends the pairs through two bare Node.js processes in place of the gateway and the wallet (tools/bench/src/floor-*.ts):',
@@ -369,7 +383,7 @@ function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, framedCp
 
 if (require.main === module) {
   runMoneyBench().then(
-    (md) => recordResult('money', md, ['BENCH_ONLY', 'BENCH_RATES', 'BENCH_LOG_LEVEL', 'BENCH_PG_SOCKET', 'BENCH_SECONDS', 'RELAY_NODE_ARGS', 'BENCH_PG_STATEMENTS']),
+    (md) => recordResult('money', md, ['BENCH_ONLY', 'BENCH_RATES', 'BENCH_LOG_LEVEL', 'BENCH_PG_SOCKET', 'BENCH_SECONDS', 'RELAY_NODE_ARGS', 'BENCH_PG_STATEMENTS', 'BENCH_SATURATION_ROUNDS']),
     (err) => {
       console.error(err);
       process.exit(1);
