@@ -20,8 +20,9 @@ import { required, serve } from './floor-process';
  * FLOOR_REDIS_PREFIX keeps its keys apart from the gateway's.
  *
  * FLOOR_FRAMEWORK=express: the same work on the frameworks the architecture fixes for the gateway,
- * an express app with http-proxy-middleware configured as the gateway configures it, and nothing
- * else: what any gateway of this architecture costs before its own per-request work.
+ * an express app with http-proxy-middleware configured as the gateway configures it (the body read
+ * whole first, as the gateway reads it), and nothing else: what any gateway of this architecture
+ * costs before its own per-request work.
  */
 const upstream = new URL(required('FLOOR_UPSTREAM'));
 const tokens = new Map([[required('FLOOR_TOKEN_HASH'), required('FLOOR_GROUP_ID')]]);
@@ -80,6 +81,28 @@ function bare(): http.Server {
   });
 }
 
+/**
+ * The gateway's configuration of http-proxy-middleware: its default plugins less the logger, and
+ * the body read whole first and handed to http-proxy as `options.buffer` (sent with `end(body)`),
+ * as services/gateway/src/app.ts does.
+ */
+const bufferedBody: Plugin = (proxyServer) => {
+  const web = proxyServer.web.bind(proxyServer) as (req: http.IncomingMessage, res: http.ServerResponse, options: object, ...rest: unknown[]) => void;
+  (proxyServer as { web: typeof web }).web = (req, res, options, ...rest) => {
+    const body = (req as { body?: Buffer }).body;
+    web(req, res, body ? { ...options, buffer: { pipe: (to: http.ClientRequest) => to.end(body) } } : options, ...rest);
+  };
+};
+
+function readWhole(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
 function onExpress(): http.Server {
   const app = express();
   app.disable('x-powered-by');
@@ -90,7 +113,10 @@ function onExpress(): http.Server {
   app.use(async (req, res, next) => {
     const groupId = await admit(req.headers.authorization, res);
     if (!groupId) return;
+    const body = await readWhole(req);
+    (req as { body?: Buffer }).body = body;
     req.headers[IDENTITY_HEADER] = await signer.sign({ kind: 'provider', groupId });
+    req.headers['content-length'] = String(body.length);
     delete req.headers.authorization;
     next();
   });
@@ -99,7 +125,7 @@ function onExpress(): http.Server {
       target: upstream.origin,
       agent,
       ejectPlugins: true,
-      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as unknown as Plugin[],
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, bufferedBody] as unknown as Plugin[],
       changeOrigin: false,
       xfwd: true,
     }),

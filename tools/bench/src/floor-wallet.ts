@@ -48,15 +48,16 @@ const db = new pg.Pool({
   idleTimeoutMillis: 0,
 });
 const casino = new Pool(world.casinoOrigin, { connections: 64 });
-const names = new Map<string, string>();
+// Each statement's name and numbered text, made once as the wallet's runPrepared makes them.
+const prepared = new Map<string, { name: string; text: string }>();
 
 async function run(statement: Statement): Promise<pg.QueryResult> {
-  let name = names.get(statement.sql);
-  if (!name) {
-    name = `floor_${names.size}`;
-    names.set(statement.sql, name);
+  let known = prepared.get(statement.sql);
+  if (!known) {
+    known = { name: `floor_${prepared.size}`, text: numberedPlaceholders(statement.sql) };
+    prepared.set(statement.sql, known);
   }
-  return db.query({ name, text: numberedPlaceholders(statement.sql), values: statement.bindings });
+  return db.query({ name: known.name, text: known.text, values: statement.bindings });
 }
 
 async function moneyCall(path: string, req: MoneyRequest): Promise<object> {
