@@ -175,11 +175,16 @@ function settleRoundCtes(gate: string): string {
           FROM round_keys k JOIN rounds r ON r.id = k.id AND r.created_at = k.created_at
          WHERE k.provider_id = ? AND k.round_id = ?
       ),
-      mine AS (SELECT id, created_at FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
+      mine AS (SELECT id, created_at, group_id FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
+      -- The round's group_id is bound beside its key: the open rounds' index (group_id, created_at
+      -- DESC, id) WHERE status = 'OPEN' is then a point lookup too. Bound by id and created_at alone,
+      -- a generic plan made while the partition was nearly empty could walk that whole index (every
+      -- open round of the month, and the entries of those since settled) for each settlement.
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
-        WHERE id = (SELECT id FROM mine) AND created_at = (SELECT created_at FROM mine) AND status = 'OPEN' AND ${gate}
+        WHERE id = (SELECT id FROM mine) AND created_at = (SELECT created_at FROM mine) AND group_id = (SELECT group_id FROM mine)
+          AND status = 'OPEN' AND ${gate}
         RETURNING id
       )`;
 }
