@@ -186,7 +186,10 @@ export async function runMoneyBench(): Promise<string> {
         const into = phases.get(target)!;
         into.samples.push(...phase.samples);
         into.seconds += phase.seconds;
-        into.cpu.push({ cpu: perCall(before, snapshot(label), phase.samples.length), calls: phase.samples.length });
+        const cpu = perCall(before, snapshot(label), phase.samples.length);
+        into.cpu.push({ cpu, calls: phase.samples.length });
+        const ms = (name: string) => cpu?.processes.find((p) => p.label === name || p.label.endsWith(` ${name}`))?.msPerCall.toFixed(3) ?? '-';
+        console.error(`round ${round + 1}, ${target}: ${(phase.samples.length / phase.seconds).toFixed(0)} calls/s; CPU ms per call: PostgreSQL ${ms('PostgreSQL')}, wallet ${ms('wallet')}, gateway ${ms('gateway')}`);
       }
     }
     for (const [target, phase] of phases) {
