@@ -1,9 +1,8 @@
 import http from 'node:http';
-import express from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { createRedis, hashToken, IDENTITY_HEADER, IdentitySigner } from '@relay/shared';
-import { required, serve } from './floor-process';
+import { expressApp, required, serve } from './floor-process';
 
 /**
  * The floor of the gateway hop (money bench, "bare stand-ins"): what the architecture makes the
@@ -104,12 +103,7 @@ function readWhole(req: http.IncomingMessage): Promise<Buffer> {
 }
 
 function onExpress(): http.Server {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.get('/readyz', (_req, res) => {
-    res.status(200).end();
-  });
+  const app = expressApp();
   app.use(async (req, res, next) => {
     const groupId = await admit(req.headers.authorization, res);
     if (!groupId) return;

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { IDENTITY_HEADER, IdentityVerifier, money, MONEY_PATH_POOL, numberedPlaceholders, signCasinoRequest, toMoneyString, sessionSettings, withSettings, type Statement } from '@relay/shared';
 import { claimOrFindStatement, debitSuccessStatement, settleStatement, type MovementRecord } from '@relay/wallet';
-import { required, serve } from './floor-process';
+import { expressApp, required, serve } from './floor-process';
 
 /**
  * The floor of the wallet (money bench, "bare stand-ins"): the I/O the spec makes every money call
@@ -147,12 +147,7 @@ function bare(): http.Server {
 }
 
 function onExpress(): http.Server {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.get('/readyz', (_req, res) => {
-    res.status(200).end();
-  });
+  const app = expressApp();
   app.use(express.json({ limit: '64kb' }));
   const route: express.RequestHandler = (req, res) => {
     verified(req.headers[IDENTITY_HEADER])
