@@ -6,8 +6,9 @@ import { movementRecord } from './movement-records';
 
 /**
  * Every statement of a money call must reach its rows through a unique key: a plan that walks a
- * reporting index (all of them lead with group_id) reads every record of the game provider, so a
- * money call would slow down as the tables grow. The planner's choice depends on statistics, so
+ * reporting index (they lead with group_id or provider_id, or with created_at for a time range)
+ * reads every record of the game provider or the casino, so a money call would slow down as the
+ * tables grow. The planner's choice depends on statistics, so
  * each statement is explained as prepared statements run (custom plans first, then the cached
  * generic plan), both on a fresh deployment (statistics taken while the tables were empty) and
  * after ANALYZE, on tables holding many OPEN rounds and PENDING transactions of one game provider.
@@ -41,14 +42,18 @@ function pointLookup(node: PlanNode, leading: string[]): boolean {
   return bound('id') && bound('created_at') && keyAt >= 0 && leading.slice(0, keyAt).every(bound);
 }
 
-/** The key columns of each index, in order, by the index's name (a partition's or its parent's). */
+/**
+ * The key columns of each index of the current schema, in order, by the index's name (a
+ * partition's or its parent's); an expression column shows as `(expression)`, which no probe binds.
+ */
 async function indexColumns(trx: Knex.Transaction): Promise<Map<string, string[]>> {
   const { rows } = await trx.raw<{ rows: { index: string; columns: string[] }[] }>(
-    `SELECT c.relname AS index, array_agg(a.attname::text ORDER BY k.n) AS columns
+    `SELECT c.relname AS index, array_agg(coalesce(a.attname::text, '(expression)') ORDER BY k.n) AS columns
        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
        CROSS JOIN LATERAL unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY AS k(attnum, n)
-       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-      GROUP BY c.relname`,
+       LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum AND k.attnum > 0
+      WHERE c.relnamespace = current_schema()::regnamespace
+      GROUP BY c.oid, c.relname`,
   );
   return new Map(rows.map((r) => [r.index, r.columns]));
 }

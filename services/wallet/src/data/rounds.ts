@@ -167,23 +167,26 @@ export async function recordCreditSuccess(
 function settleRoundCtes(gate: string): string {
   return `-- The round by its unique key alone, so that no plan can walk a reporting index instead (an
       -- index on (group_id, ...) would read every round of the game provider); the update below
-      -- then goes by primary key. Only the crediting player's own round is settled, of the caller's
-      -- game provider or of the session's game (which the caller owns now).
+      -- then goes by the round's own key. Only the crediting player's own round is settled, of the
+      -- caller's game provider or of the session's game (which the caller owns now).
       -- Its key leads to its one partition (a round whose month was archived is not found).
       target AS MATERIALIZED (
-        SELECT r.id, r.created_at, r.group_id, r.game_id, r.player_id
+        SELECT r.id, r.created_at, r.provider_id, r.group_id, r.game_id, r.player_id
           FROM round_keys k JOIN rounds r ON r.id = k.id AND r.created_at = k.created_at
          WHERE k.provider_id = ? AND k.round_id = ?
       ),
-      mine AS (SELECT id, created_at, group_id FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
-      -- The round's group_id is bound beside its key: the open rounds' index (group_id, created_at
-      -- DESC, id) WHERE status = 'OPEN' is then a point lookup too. Bound by id and created_at alone,
-      -- a generic plan made while the partition was nearly empty could walk that whole index (every
-      -- open round of the month, and the entries of those since settled) for each settlement.
+      mine AS (SELECT id, created_at, provider_id, group_id FROM target WHERE (group_id = ? OR game_id = ?) AND player_id = ?),
+      -- The update binds the round's provider_id and group_id beside its key (id, created_at): every
+      -- index of rounds that holds the key then has its leading columns bound, and is a point lookup
+      -- whichever one a plan picks. Bound by id and created_at alone, a generic plan made while the
+      -- partition was nearly empty walked the open rounds' index (group_id, created_at DESC, id)
+      -- WHERE status = 'OPEN' whole (every open round of the month, and the entries of those since
+      -- settled) for each settlement. Both columns are the round's own, never changed once written.
       settled AS (
         UPDATE rounds SET status = 'SETTLED', payout_amount = ?, applied_multiplier = ?, settle_transaction_id = ?,
                settle_reason = ?, outcome = ?, settlement_data = ?::json, settled_at = now(), updated_at = now()
-        WHERE id = (SELECT id FROM mine) AND created_at = (SELECT created_at FROM mine) AND group_id = (SELECT group_id FROM mine)
+        WHERE id = (SELECT id FROM mine) AND created_at = (SELECT created_at FROM mine)
+          AND provider_id = (SELECT provider_id FROM mine) AND group_id = (SELECT group_id FROM mine)
           AND status = 'OPEN' AND ${gate}
         RETURNING id
       )`;
