@@ -25,19 +25,12 @@ import { clientKey } from './auth/client-address';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
 import { UpstreamAdmission, UpstreamSlot } from './edge/admission';
-import { readBody } from './edge/body';
+import { bufferedBodyPlugin, readBody } from './edge/body';
 import { audienceFor, routeFor } from './routes/route-table';
 import { docsRouter } from './routes/docs';
 
 type Upstream = Exclude<ServiceName, 'gateway'>;
 const UPSTREAMS: Upstream[] = ['launcher', 'wallet', 'reporting', 'notifier', 'admin', 'backoffice'];
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    /** The body, read whole at the edge before anything upstream is held (null: none). */
-    bufferedBody?: Buffer | null;
-  }
-}
 
 export function createGatewayApp(rt: Runtime): Express {
   const config = rt.config;
@@ -183,26 +176,6 @@ function tenantOf(identity: Identity, req: Request): string {
  */
 function clientAddress(req: Request): string {
   return clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
-}
-
-/**
- * http-proxy pipes `options.buffer || req` into the upstream request; the body was read at the
- * edge, so each request is sent from its own buffer (HPM passes options per request only here).
- * The buffer is handed over whole with `end(body)`, which is all http-proxy asks of `pipe`: a
- * stream made for it (Readable.from) costs a stream, an async iterator and several ticks per
- * request, and sends the body in a write of its own.
- */
-const bufferedBodyPlugin: Plugin = (proxyServer) => {
-  const web = proxyServer.web.bind(proxyServer) as (req: http.IncomingMessage, res: http.ServerResponse, options: object, ...rest: unknown[]) => void;
-  (proxyServer as { web: typeof web }).web = (req, res, options, ...rest) => {
-    const body = (req as Request).bufferedBody;
-    web(req, res, body ? { ...options, buffer: wholeBody(body) } : options, ...rest);
-  };
-};
-
-/** What http-proxy calls on `options.buffer`: `pipe(proxyReq)`. */
-function wholeBody(body: Buffer): { pipe: (to: http.ClientRequest) => http.ClientRequest } {
-  return { pipe: (to) => to.end(body) };
 }
 
 function proxyTimeoutMs(config: Runtime['config']): number {

@@ -2,6 +2,8 @@ import { listen, type Runtime, type RunningServer } from '@relay/shared';
 import { createGatewayApp } from './app';
 
 export { createGatewayApp } from './app';
+// The edge's body handling, for the money bench's stand-in gateway to do what the gateway does.
+export { bufferedBodyPlugin, readBody } from './edge/body';
 
 export async function startGateway(rt: Runtime, port: number): Promise<{ server: RunningServer }> {
   const { GATEWAY_HEADERS_TIMEOUT_MS: headers, GATEWAY_BODY_TIMEOUT_MS: body } = rt.config;

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { createRedis, hashToken, IDENTITY_HEADER, IdentitySigner } from '@relay/shared';
+import { bufferedBodyPlugin, readBody } from '@relay/gateway';
 import { expressApp, required, serve } from './floor-process';
 
 /**
@@ -20,7 +21,7 @@ import { expressApp, required, serve } from './floor-process';
  *
  * FLOOR_FRAMEWORK=express: the same work on the frameworks the architecture fixes for the gateway,
  * an express app with http-proxy-middleware configured as the gateway configures it (the body read
- * whole first, as the gateway reads it), and nothing else: what any gateway of this architecture
+ * whole first and handed over by the gateway's own readBody and bufferedBodyPlugin), and nothing else: what any gateway of this architecture
  * costs before its own per-request work.
  */
 const upstream = new URL(required('FLOOR_UPSTREAM'));
@@ -80,37 +81,14 @@ function bare(): http.Server {
   });
 }
 
-/**
- * The gateway's configuration of http-proxy-middleware: its default plugins less the logger, and
- * the body read whole first and handed to http-proxy as `options.buffer` (sent with `end(body)`),
- * as services/gateway/src/app.ts does.
- */
-const bufferedBody: Plugin = (proxyServer) => {
-  const web = proxyServer.web.bind(proxyServer) as (req: http.IncomingMessage, res: http.ServerResponse, options: object, ...rest: unknown[]) => void;
-  (proxyServer as { web: typeof web }).web = (req, res, options, ...rest) => {
-    const body = (req as { body?: Buffer }).body;
-    web(req, res, body ? { ...options, buffer: { pipe: (to: http.ClientRequest) => to.end(body) } } : options, ...rest);
-  };
-};
-
-function readWhole(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function onExpress(): http.Server {
   const app = expressApp();
   app.use(async (req, res, next) => {
     const groupId = await admit(req.headers.authorization, res);
     if (!groupId) return;
-    const body = await readWhole(req);
-    (req as { body?: Buffer }).body = body;
+    req.bufferedBody = await readBody(req, 10_000);
     req.headers[IDENTITY_HEADER] = await signer.sign({ kind: 'provider', groupId });
-    req.headers['content-length'] = String(body.length);
+    if (req.bufferedBody) req.headers['content-length'] = String(req.bufferedBody.length);
     delete req.headers.authorization;
     next();
   });
@@ -119,7 +97,7 @@ function onExpress(): http.Server {
       target: upstream.origin,
       agent,
       ejectPlugins: true,
-      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, bufferedBody] as unknown as Plugin[],
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, bufferedBodyPlugin] as unknown as Plugin[],
       changeOrigin: false,
       xfwd: true,
     }),

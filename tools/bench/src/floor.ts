@@ -42,11 +42,12 @@ export interface FloorRateLimit {
  * `bare`: plain Node.js servers. `express`: the same work on the frameworks the architecture fixes
  * (express in both, http-proxy-middleware in the gateway), to tell their cost from the relay's own.
  */
-export type FloorFramework = 'bare' | 'express';
+export const FLOOR_FRAMEWORKS = ['bare', 'express'] as const;
+export type FloorFramework = (typeof FLOOR_FRAMEWORKS)[number];
 
-/** The CPU table's label of a stand-in process. */
+/** The CPU table's label of a stand-in process: its framework, then the process it stands in for. */
 export function floorLabel(framework: FloorFramework, role: 'gateway' | 'wallet'): string {
-  return `${framework === 'bare' ? 'bare' : 'express'} ${role}`;
+  return `${framework} ${role}`;
 }
 
 export async function startFloor(dbUrl: string, casinoOrigin: string, world: FloorWorld, players: FloorPlayer[], rateLimit?: FloorRateLimit, framework: FloorFramework = 'bare'): Promise<Floor> {

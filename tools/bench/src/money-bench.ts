@@ -4,7 +4,7 @@ import { Pool } from 'undici';
 import { dropDatabase, loadConfig, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, combinePerCall, perCall, snapshot, type CpuPerCall } from './cpu';
-import { startFloor, type FloorPlayer as Player } from './floor';
+import { FLOOR_FRAMEWORKS, startFloor, type FloorFramework, type FloorPlayer as Player } from './floor';
 import { pgbenchFloor } from './pgbench-floor';
 import { pgStatementsAround } from './pg-statements';
 import { fixedRate, freePort, machine, rateLimitMethod, recordResult, repeat, ROOT, saturate, startProcess, stopProcess, summarize, timedPost, waitFor, type Sample, type Summary } from './harness';
@@ -343,44 +343,40 @@ function cpuReport(cpu: CpuPerCall | null, floorCpu: CpuPerCall | null, framedCp
   if (!cpu) return [];
   const cores = os.cpus().length;
   const budget = (cores * 1000) / TARGET_CALLS_PER_SECOND;
-  const standIn = (label: string) => label.startsWith('bare ') || label.startsWith('express ');
-  // In a stand-ins' phase their processes take the gateway's and the wallet's rows (the idle
-  // platform gateway and wallet are left out), and in the relay's phase the idle stand-ins are.
-  const standInRows = (phase: CpuPerCall | null, kind: 'bare' | 'express') => {
-    const rows = phase?.processes.filter((s) => s.label !== 'gateway' && s.label !== 'wallet' && (!standIn(s.label) || s.label.startsWith(`${kind} `))) ?? [];
-    return rows.map((s) => (s.label.startsWith(`${kind} `) ? { ...s, label: s.label.slice(kind.length + 1) } : s));
-  };
-  const relayRows = cpu.processes.filter((s) => !standIn(s.label));
-  const floorRows = standInRows(floorCpu, 'bare');
-  const framedRows = standInRows(framedCpu, 'express');
-  const used = (rows: CpuPerCall['processes']) => rows.reduce((sum, s) => sum + s.msPerCall, 0);
-  const outside = (rows: CpuPerCall['processes']) => used(rows.filter((s) => s.label === 'load generator' || s.label === 'sandbox casino'));
-  const of = (rows: CpuPerCall['processes'], label: string) => rows.find((s) => s.label === label)?.msPerCall ?? 0;
-  const replayRows = replayCpu?.processes.filter((s) => !standIn(s.label)) ?? [];
+  type Rows = CpuPerCall['processes'];
+  const standInOf = (label: string) => FLOOR_FRAMEWORKS.find((f) => label.startsWith(`${f} `));
+  const platformRows = (phase: CpuPerCall | null): Rows => phase?.processes.filter((s) => !standInOf(s.label)) ?? [];
+  // In a stand-ins' phase its stand-ins take the gateway's and the wallet's rows (the idle platform
+  // gateway and wallet and the other kind's stand-ins are left out).
+  const standInRows = (phase: CpuPerCall | null, kind: FloorFramework): Rows =>
+    phase?.processes
+      .filter((s) => s.label !== 'gateway' && s.label !== 'wallet' && (standInOf(s.label) ?? kind) === kind)
+      .map((s) => (standInOf(s.label) ? { ...s, label: s.label.slice(kind.length + 1) } : s)) ?? [];
+  const relayRows = platformRows(cpu);
+  // The phases of money calls beside the relay's, then the replays' (per replay, not per money call).
+  const standIns = ([['bare stand-ins', floorCpu, standInRows(floorCpu, 'bare')], ['stand-ins on express', framedCpu, standInRows(framedCpu, 'express')]] as const)
+    .filter(([, phase]) => phase);
+  const columns: (readonly [string, CpuPerCall | null, Rows])[] = [...standIns, ...(replayCpu ? [['replays, CPU ms per replay', replayCpu, platformRows(replayCpu)] as const] : [])];
+  const used = (rows: Rows) => rows.reduce((sum, s) => sum + s.msPerCall, 0);
+  const outside = (rows: Rows) => used(rows.filter((s) => s.label === 'load generator' || s.label === 'sandbox casino'));
+  const of = (rows: Rows, label: string) => rows.find((s) => s.label === label)?.msPerCall ?? 0;
   const ms = (n: number) => n.toFixed(3);
-  const columns: [string, CpuPerCall | null, CpuPerCall['processes']][] = [
-    ['bare stand-ins', floorCpu, floorRows],
-    ['stand-ins on express', framedCpu, framedRows],
-    ['replays, CPU ms per replay', replayCpu, replayRows],
-  ];
-  const shown = columns.filter(([, phase]) => phase);
   const row = (label: string, relay: number, others: number[]) => `| ${label} | ${ms(relay)} |${others.map((n) => ` ${ms(n)} |`).join('')}`;
-  const totals = [`through the relay`, ...shown.filter(([name]) => !name.startsWith('replays')).map(([name, , rows]) => `${used(rows).toFixed(2)} ms through the ${name}`)];
   return [
     '',
     `CPU per call in the saturation phases, from each process's counters in /proc. ${TARGET_CALLS_PER_SECOND.toLocaleString('en')} calls per second on`,
     `${cores} cores leave ${budget.toFixed(2)} ms of CPU per call for everything together; the processes below used ${used(relayRows).toFixed(2)} ms`,
-    `${totals.join(', ')}.`,
+    `${['through the relay', ...standIns.map(([name, , rows]) => `${used(rows).toFixed(2)} ms through the ${name}`)].join(', ')}.`,
     `Of that, the load generator and the sandbox casino (the game and the casino, which a deployment does not host) used`,
-    `${[relayRows, ...shown.filter(([name]) => !name.startsWith('replays')).map(([, , rows]) => rows)].map((rows) => `${outside(rows).toFixed(2)} ms`).join(', ')}.`,
-    ...(replayCpu ? [`The last column is per replay of a successful cash-out (its phase above), ${used(replayRows).toFixed(2)} ms in all.`] : []),
+    `${[relayRows, ...standIns.map(([, , rows]) => rows)].map((rows) => `${outside(rows).toFixed(2)} ms`).join(', ')}.`,
+    ...(replayCpu ? [`The last column is per replay of a successful cash-out (its phase above), ${used(platformRows(replayCpu)).toFixed(2)} ms in all.`] : []),
     '',
-    `| process | relay, CPU ms per call |${shown.map(([name]) => ` ${name} |`).join('')}`,
-    `|---|---:|${shown.map(() => '---:|').join('')}`,
-    ...relayRows.map((s) => row(s.label, s.msPerCall, shown.map(([, , rows]) => of(rows, s.label)))),
-    row('idle (CPU left unused)', cpu.idle, shown.map(([, phase]) => phase?.idle ?? 0)),
-    row('stolen by the hypervisor', cpu.steal, shown.map(([, phase]) => phase?.steal ?? 0)),
-    row('everything else (kernel threads, other processes)', cpu.other, shown.map(([, phase]) => phase?.other ?? 0)),
+    `| process | relay, CPU ms per call |${columns.map(([name]) => ` ${name} |`).join('')}`,
+    `|---|---:|${columns.map(() => '---:|').join('')}`,
+    ...relayRows.map((s) => row(s.label, s.msPerCall, columns.map(([, , rows]) => of(rows, s.label)))),
+    row('idle (CPU left unused)', cpu.idle, columns.map(([, phase]) => phase?.idle ?? 0)),
+    row('stolen by the hypervisor', cpu.steal, columns.map(([, phase]) => phase?.steal ?? 0)),
+    row('everything else (kernel threads, other processes)', cpu.other, columns.map(([, phase]) => phase?.other ?? 0)),
   ];
 }
 

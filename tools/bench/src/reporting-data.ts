@@ -1,5 +1,6 @@
 import knexFactory from 'knex';
 import { runRollups } from '@relay/admin';
+import { PLAYER_BITMAPS, type PlayerBitmapTable } from '@relay/shared';
 
 /**
  * The shape of the reporting benchmark data set, shared by the seed and the benchmark so both
@@ -62,8 +63,8 @@ export async function catchUpRollups(url: string): Promise<{ days: number; secon
       await db.raw(`VACUUM (ANALYZE) ledger_rollup_days, ledger_rollup_transactions, ledger_rollup_rounds, ledger_rollup_players, ledger_rollup_unfinished, ledger_rollup_unfinished_counts, ledger_rollup_unfinished_casino_counts, ledger_rollup_unfinished_currency_counts,
         ledger_rollup_transactions_by_status, ledger_rollup_rounds_by_status, ledger_rollup_transactions_by_casino, ledger_rollup_rounds_by_casino,
         ledger_rollup_transactions_by_studio, ledger_rollup_rounds_by_studio, ledger_rollup_unfinished_casino_currency_counts,
-        ledger_player_ids, ledger_rollup_player_bits, ledger_rollup_player_bits_all_games, ledger_rollup_player_bits_by_casino, ledger_rollup_player_bits_days,
-        ledger_rollup_player_spans, ledger_rollup_player_bits_all_games_spans, ledger_rollup_player_bits_by_casino_spans, ledger_rollup_player_counts_by_casino, ledger_rollup_player_counts_all_games`);
+        ledger_player_ids, ledger_rollup_player_bits_days, ledger_rollup_player_spans,
+        ${Object.values<PlayerBitmapTable>(PLAYER_BITMAPS).flatMap((t) => [t.table, t.spans ?? [], t.counts ?? []]).join(', ')}`);
     }
   } finally {
     await db.destroy();

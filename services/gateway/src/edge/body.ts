@@ -1,5 +1,14 @@
+import type http from 'node:http';
 import type { Request } from 'express';
+import type { Plugin } from 'http-proxy-middleware';
 import { AppError } from '@relay/shared';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The body, read whole at the edge before anything upstream is held (null: none). */
+    bufferedBody?: Buffer | null;
+  }
+}
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -53,4 +62,24 @@ function tooLarge(): AppError {
   // Refused on its declared length, the body is still on its way: the connection closes after the
   // answer rather than Node reading (and dropping) the rest of it until the request time-out.
   return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 64 KiB', { headers: { Connection: 'close' } });
+}
+
+/**
+ * http-proxy pipes `options.buffer || req` into the upstream request; the body was read at the
+ * edge, so each request is sent from its own buffer (HPM passes options per request only here).
+ * The buffer is handed over whole with `end(body)`, which is all http-proxy asks of `pipe`: a
+ * stream made for it (Readable.from) costs a stream, an async iterator and several ticks per
+ * request, and sends the body in a write of its own.
+ */
+export const bufferedBodyPlugin: Plugin = (proxyServer) => {
+  const web = proxyServer.web.bind(proxyServer) as (req: http.IncomingMessage, res: http.ServerResponse, options: object, ...rest: unknown[]) => void;
+  (proxyServer as { web: typeof web }).web = (req, res, options, ...rest) => {
+    const body = (req as Request).bufferedBody;
+    web(req, res, body ? { ...options, buffer: wholeBody(body) } : options, ...rest);
+  };
+};
+
+/** What http-proxy calls on `options.buffer`: `pipe(proxyReq)`. */
+function wholeBody(body: Buffer): { pipe: (to: http.ClientRequest) => http.ClientRequest } {
+  return { pipe: (to) => to.end(body) };
 }
