@@ -1,8 +1,11 @@
 import { Redis } from 'ioredis';
 import { dropDatabase } from '../libs/shared/src/db';
+import { dropSubscription } from '../libs/shared/src/replication';
 
 export default async function globalTeardown(): Promise<void> {
-  if (process.env.KEEP_TEST_DATABASE !== '1' && process.env.DATABASE_URL?.includes('/relay_test_')) {
+  if (process.env.KEEP_TEST_DATABASE !== '1' && process.env.DATABASE_URL?.includes('/relay_test_') && process.env.REPORTING_DATABASE_URL) {
+    await dropSubscription(process.env.DATABASE_URL, process.env.REPORTING_DATABASE_URL);
+    await dropDatabase(process.env.REPORTING_DATABASE_URL);
     await dropDatabase(process.env.DATABASE_URL);
   }
   const prefix = process.env.REDIS_KEY_PREFIX;

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { serverBinaries } from '../../../tools/platform/src/local-postgres';
 import { http, type TestPlatform } from '../../platform';
 import { sleep } from './money';
 
@@ -28,8 +29,29 @@ const succeeds = (cmd: string, args: string[]) => {
   }
 };
 
-/** The local cluster (`ls /etc/postgresql`), controlled with pg_ctlcluster. */
+/**
+ * The server the suite runs on: its own cluster (tools/platform/src/local-postgres.ts, when the
+ * machine's has wal_level=replica), controlled with pg_ctl; else the machine's cluster
+ * (`ls /etc/postgresql`), controlled with pg_ctlcluster.
+ */
 export function postgres(): Dependency {
+  const own = process.env.TEST_POSTGRES_DATA_DIR;
+  if (own) {
+    const port = new URL(process.env.TEST_DATABASE_BASE_URL!).port;
+    const bin = serverBinaries();
+    const ctl = (action: string) => {
+      const args = ['-D', own, '-w', '-t', '60', '-l', `${own}/server.log`, ...(action === 'stop' ? ['-m', 'fast'] : []), action];
+      if (process.getuid?.() === 0) run('runuser', ['-u', 'postgres', '--', `${bin}/pg_ctl`, ...args]);
+      else run(`${bin}/pg_ctl`, args);
+    };
+    return {
+      name: 'postgres',
+      unavailable: null,
+      stop: () => ctl('stop'),
+      start: () => ctl('start'),
+      isUp: () => succeeds('pg_isready', ['-h', '127.0.0.1', '-p', port, '-t', '2']),
+    };
+  }
   let cluster: [string, string] | null = null;
   try {
     const version = fs.readdirSync('/etc/postgresql').sort().at(-1)!;

@@ -1,2 +1,3 @@
 export { Supervisor } from './supervisor';
 export { HOT_PATH_NODE_ARGS } from './services';
+export { localServer, ownCluster, serverBinaries, type LocalServer } from './local-postgres';
