@@ -5,7 +5,7 @@ describe('configuration', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/relay',
-      databaseReadUrl: 'postgres://postgres@127.0.0.1:5432/relay',
+      reportingDatabaseUrl: 'postgres://postgres@127.0.0.1:5432/relay_reporting',
       REDIS_URL: 'redis://127.0.0.1:6379/0',
       GATEWAY_PORT: 8080,
       LAUNCHER_PORT: 8081,
@@ -59,10 +59,21 @@ describe('configuration', () => {
     expect(() => loadConfig({ BACKOFFICE_INSECURE_COOKIE: 'yes' })).toThrow(/BACKOFFICE_INSECURE_COOKIE/);
   });
 
-  it('When the read replica is set, then reporting reads go there and writes stay on the primary', () => {
-    const c = loadConfig({ DATABASE_READ_URL: 'postgres://reader@replica:5432/relay' });
-    expect(c.databaseReadUrl).toBe('postgres://reader@replica:5432/relay');
+  it('When the reporting database is set, then reporting reads go there and writes stay on the money database', () => {
+    const c = loadConfig({ REPORTING_DATABASE_URL: 'postgres://reader@reporting:5432/relay_reports' });
+    expect(c.reportingDatabaseUrl).toBe('postgres://reader@reporting:5432/relay_reports');
     expect(c.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/relay');
+  });
+
+  it('When only the money database is set, then the reporting database is its name plus _reporting on the same server, options kept', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://relay:pw@db.internal:6432/money?sslmode=require' });
+    expect(c.reportingDatabaseUrl).toBe('postgres://relay:pw@db.internal:6432/money_reporting?sslmode=require');
+  });
+
+  it('When the retired DATABASE_READ_URL is still set, then it is ignored', () => {
+    const c = loadConfig({ DATABASE_READ_URL: 'postgres://reader@replica:5432/relay' });
+    expect(c.reportingDatabaseUrl).toBe('postgres://postgres@127.0.0.1:5432/relay_reporting');
+    expect(JSON.stringify(c)).not.toContain('replica');
   });
 
   it('When the in-flight window is not longer than the casino time-out, then the configuration is refused', () => {

@@ -21,7 +21,12 @@ export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/relay'),
-    DATABASE_READ_URL: z.string().url().optional(),
+    // The reporting database: a logical replica of the money database's ledger (docs/reporting-database.md).
+    REPORTING_DATABASE_URL: z.string().url().optional(),
+    // Past this lag (the replicated heartbeat's age), reporting answers 503 with Retry-After rather than serve stale money.
+    REPORTING_MAX_LAG_SECONDS: z.coerce.number().positive().default(10),
+    // How often the ledger jobs' process writes the replicated heartbeat row (the lag's clock).
+    REPLICATION_HEARTBEAT_MS: positiveInt(1000),
     DATABASE_POOL_MAX: positiveInt(20),
     REDIS_URL: z.string().default('redis://127.0.0.1:6379/0'),
     REDIS_KEY_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('relay'),
@@ -113,7 +118,8 @@ export const configSchema = z
 export type RawConfig = z.infer<typeof configSchema>;
 
 export interface Config extends RawConfig {
-  databaseReadUrl: string;
+  /** REPORTING_DATABASE_URL, or the money database's name plus `_reporting` on the same server. */
+  reportingDatabaseUrl: string;
   serviceUrls: Record<ServiceName, string>;
 }
 
@@ -169,7 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { proc
   const local = (p: number) => `http://${raw.SERVICE_HOST}:${p}`;
   return {
     ...raw,
-    databaseReadUrl: raw.DATABASE_READ_URL ?? raw.DATABASE_URL,
+    reportingDatabaseUrl: raw.REPORTING_DATABASE_URL ?? defaultReportingUrl(raw.DATABASE_URL),
     serviceUrls: {
       gateway: raw.PUBLIC_BASE_URL ?? `http://127.0.0.1:${raw.GATEWAY_PORT}`,
       launcher: raw.LAUNCHER_URL ?? local(raw.LAUNCHER_PORT),
@@ -180,4 +186,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { proc
       backoffice: raw.BACKOFFICE_URL ?? local(raw.BACKOFFICE_PORT),
     },
   };
+}
+
+/** The money database's URL with its database name followed by `_reporting` (CONTRACTS 1). */
+export function defaultReportingUrl(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.pathname = `${url.pathname.replace(/\/$/, '')}_reporting`;
+  return url.toString();
 }

@@ -1,14 +1,20 @@
 import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { migrationSource } from './migrations';
+import { migrationSource, reportingMigrationSource } from './migrations';
+import { assertLogicalWal, ensureSubscription, type SubscribeOptions } from './replication';
 
 export type { Knex } from 'knex';
 
-/** The two handles of STYLE 5: writes go to the primary, reporting gets only the read replica. */
+/**
+ * The two handles: the money database (sessions, configuration, the ledger, accounts, the audit
+ * trail; every write) and the reporting database, its logical replica with reporting's own indexes
+ * and rollups (docs/reporting-database.md). Reporting and the back office's money views are handed
+ * only `reporting`.
+ */
 export interface Database {
   primary: Knex;
-  read: Knex;
+  reporting: Knex;
 }
 
 /** Where knex's own warnings go: structured logs instead of console.log. */
@@ -97,15 +103,16 @@ export function withSettings(url: string, settings: Record<string, string>): str
   return u.toString();
 }
 
-export function createDatabase(opts: { url: string; readUrl: string; poolMax: number; name: string; log?: KnexLog; primaryPool?: PoolPolicy }): Database {
+export function createDatabase(opts: { url: string; reportingUrl: string; poolMax: number; name: string; log?: KnexLog; primaryPool?: PoolPolicy }): Database {
   const primary = createKnex(opts.url, opts.poolMax, `relay-${opts.name}`, opts.log, opts.primaryPool);
-  const read = opts.readUrl === opts.url ? primary : createKnex(opts.readUrl, opts.poolMax, `relay-${opts.name}-read`, opts.log);
-  return { primary, read };
+  // Opened lazily (pool min 0): a service that never reads reporting never connects to it.
+  const reporting = opts.reportingUrl === opts.url ? primary : createKnex(opts.reportingUrl, opts.poolMax, `relay-${opts.name}-reporting`, opts.log);
+  return { primary, reporting };
 }
 
 export async function closeDatabase(db: Database): Promise<void> {
   await db.primary.destroy();
-  if (db.read !== db.primary) await db.read.destroy();
+  if (db.reporting !== db.primary) await db.reporting.destroy();
 }
 
 /** Creates the database named in the URL when it does not exist yet (README, Configuration). */
@@ -145,15 +152,37 @@ export async function dropDatabase(url: string): Promise<void> {
   }
 }
 
-export async function migrateToLatest(url: string): Promise<string[]> {
+/** Creates the money database when missing and runs its pending migrations. */
+export async function migrateToLatest(url: string, source: Knex.MigrationSource<string> = migrationSource): Promise<string[]> {
   await ensureDatabaseExists(url);
   const db = createKnex(url, 2, 'relay-migrate');
   try {
-    const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
+    const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
     return applied;
   } finally {
     await db.destroy();
   }
+}
+
+/** Creates the reporting database when missing and runs its pending migrations (its own list). */
+export function migrateReporting(url: string): Promise<string[]> {
+  return migrateToLatest(url, reportingMigrationSource);
+}
+
+/**
+ * Both databases ready to serve, as `npm start`, the demo and the tests need them: the server can
+ * publish (wal_level=logical, else a clear error naming the setting), the money database is
+ * migrated, and the reporting database exists, is migrated, and is subscribed to the money
+ * database's publication. Reporting migrates first: a column added to a published table must
+ * exist on the subscriber before the publisher sends it.
+ */
+export async function prepareDatabases(moneyUrl: string, reportingUrl: string, options: SubscribeOptions = {}): Promise<{ money: string[]; reporting: string[]; subscription: 'existing' | 'created' }> {
+  await assertLogicalWal(moneyUrl);
+  await ensureDatabaseExists(moneyUrl);
+  const reporting = await migrateReporting(reportingUrl);
+  const money = await migrateToLatest(moneyUrl);
+  const subscription = await ensureSubscription(moneyUrl, reportingUrl, options);
+  return { money, reporting, subscription };
 }
 
 /** True when the error is PostgreSQL's unique violation. */

@@ -8,6 +8,7 @@ export * from './telemetry';
 export { installInstrumentation, instrumentationInstalled } from './telemetry-instrumentation';
 export * from './crypto';
 export * from './db';
+export * from './replication';
 export * from './redis';
 export * from './identity';
 export * from './cache';
@@ -16,7 +17,7 @@ export * from './metrics';
 export * from './health';
 export * from './lifecycle';
 export * from './runtime';
-export { migrationSource } from './migrations';
+export { migrationSource, reportingMigrationSource } from './migrations';
 export {
   LIVE as LEDGER_LIVE_MIGRATION,
   KEY_TABLES as LEDGER_KEY_TABLES,

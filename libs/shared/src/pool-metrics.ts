@@ -17,11 +17,11 @@ function poolOf(db: Knex): PoolStats | undefined {
 /**
  * Database pool saturation, read at each scrape: relay_db_pool_connections{pool, state} with state
  * `used`, `free`, `pending` (queries waiting for a connection) and `creating`, and
- * relay_db_pool_max{pool}. `pool` is `primary` or `read` (the read handle only when it is a
- * separate pool). A pool waiting while full is the saturation alert (ops/prometheus/rules.yml).
+ * relay_db_pool_max{pool}. `pool` is `primary` or `reporting` (the reporting database's handle,
+ * once it is a separate pool). A pool waiting while full is the saturation alert (ops/prometheus/rules.yml).
  */
 export function registerPoolMetrics(metrics: ServiceMetrics, db: Database, poolMax: number): void {
-  const pools: [string, Knex][] = db.read === db.primary ? [['primary', db.primary]] : [['primary', db.primary], ['read', db.read]];
+  const pools: [string, Knex][] = db.reporting === db.primary ? [['primary', db.primary]] : [['primary', db.primary], ['reporting', db.reporting]];
   metrics.gauge('relay_db_pool_connections', 'Database pool connections by pool and state (used, free, pending acquires, creating)', ['pool', 'state'], function () {
     for (const [pool, knex] of pools) {
       const stats = poolOf(knex);

@@ -39,7 +39,7 @@ const PRIMARY_POOLS: Partial<Record<ServiceName, PoolPolicy>> = { wallet: MONEY_
 
 export async function createRuntime(name: ServiceName, config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
-  const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: config.DATABASE_POOL_MAX, name, log: logger, primaryPool: PRIMARY_POOLS[name] });
+  const db = createDatabase({ url: config.DATABASE_URL, reportingUrl: config.reportingDatabaseUrl, poolMax: config.DATABASE_POOL_MAX, name, log: logger, primaryPool: PRIMARY_POOLS[name] });
   const redis = createRedis(config.REDIS_URL, 'client');
   const bus = new ChangeBus(config.REDIS_URL, config.REDIS_KEY_PREFIX, redis);
   await bus.start();
@@ -72,12 +72,12 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
 }
 
 /** Readiness of the dependencies every service shares. */
-export function standardChecks(rt: Runtime, options: { read?: boolean } = {}): Record<string, ReadinessCheck> {
+export function standardChecks(rt: Runtime, options: { reporting?: boolean } = {}): Record<string, ReadinessCheck> {
   const checks: Record<string, ReadinessCheck> = {
     postgres: async () => { await rt.db.primary.raw('select 1'); },
     redis: async () => { await rt.redis.ping(); },
   };
-  if (options.read && rt.db.read !== rt.db.primary) checks.postgres_read = async () => { await rt.db.read.raw('select 1'); };
+  if (options.reporting && rt.db.reporting !== rt.db.primary) checks.postgres_reporting = async () => { await rt.db.reporting.raw('select 1'); };
   return checks;
 }
 

@@ -31,6 +31,8 @@ import * as rollupsByStatus from './029_rollups_by_status';
 import * as reportRollups from './030_report_rollups';
 import * as playerBitSpans from './031_player_bit_spans';
 import * as playerCounts from './032_player_counts';
+import * as moneyLean from './033_money_lean';
+import * as reportingReplica from './033_reporting_replica';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,8 +41,13 @@ interface Migration {
   config?: { transaction?: boolean };
 }
 
-/** Migrations are compiled with the code and listed here, so no file loader guesses extensions. */
-const migrations: Record<string, Migration> = {
+/**
+ * Migrations are compiled with the code and listed here, so no file loader guesses extensions.
+ * 001-032 built one database that carried both the money path and reporting; from 033 each
+ * database has its own list: the money database drops what only reporting reads, the reporting
+ * database (a logical replica, docs/reporting-database.md) keeps it.
+ */
+const common: Record<string, Migration> = {
   '001_initial': initial,
   '002_lean_money_writes': leanMoneyWrites,
   '003_early_settlement': earlySettlement,
@@ -75,8 +82,14 @@ const migrations: Record<string, Migration> = {
   '032_player_counts': playerCounts,
 };
 
-export const migrationSource: Knex.MigrationSource<string> = {
+const source = (migrations: Record<string, Migration>): Knex.MigrationSource<string> => ({
   getMigrations: async () => Object.keys(migrations).sort(),
   getMigrationName: (name) => name,
   getMigration: async (name) => migrations[name] as Migration,
-};
+});
+
+/** The money database's migrations (DATABASE_URL). */
+export const migrationSource = source({ ...common, '033_money_lean': moneyLean });
+
+/** The reporting database's migrations (REPORTING_DATABASE_URL). */
+export const reportingMigrationSource = source({ ...common, '033_reporting_replica': reportingReplica });
