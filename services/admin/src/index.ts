@@ -1,5 +1,5 @@
 import { registerPartitionMetrics } from './ledger/partitions';
-import { listen, type Runtime, type RunningServer } from '@relay/shared';
+import { listen, registerSlotMetrics, type Runtime, type RunningServer } from '@relay/shared';
 import { createAdminApp } from './app';
 
 export { createAdminApp } from './app';
@@ -8,6 +8,7 @@ export async function startAdmin(rt: Runtime, port: number): Promise<{ server: R
   // The partition gauges are read at each scrape, so every admin process shows them, whether or
   // not it runs the ledger's jobs (main.ts does; a test platform does not).
   registerPartitionMetrics(rt.metrics, (sql) => rt.db.primary.raw(sql));
+  registerSlotMetrics(rt.metrics, (sql) => rt.db.primary.raw(sql));
   return { server: await listen(createAdminApp(rt), port, rt.config.SERVICE_HOST) };
 }
 

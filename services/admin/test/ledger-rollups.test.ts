@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import knexFactory, { type Knex } from 'knex';
-import { dropDatabase, ledgerCount, migrateToLatest, type LedgerTable } from '@relay/shared';
+import { dropDatabase, ledgerCount, migrateReporting, type LedgerTable } from '@relay/shared';
 import { notClosed, runRollups, watermark } from '../src/ledger/rollups';
 import { listingHorizon } from '../src/ledger/settled';
 
@@ -164,7 +164,7 @@ async function bitmapsAgainstPlayerLists(): Promise<[number, number, number]> {
 }
 
 beforeAll(async () => {
-  await migrateToLatest(url);
+  await migrateReporting(url);
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
   await db.raw(`SELECT ledger_create_partition(p, (now() - interval '7 days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
   await fill(3000, daysAgo(6), Date.now());
@@ -268,6 +268,8 @@ describe('exact totals from the daily rollups', () => {
     const suffix = randomBytes(3).toString('hex');
     const role = `rollup_job_${suffix}`;
     await db.raw(`CREATE ROLE ${role} LOGIN`);
+    // The job's clock on a reporting database is the replicated heartbeat: its role reads it.
+    await db.raw(`GRANT SELECT ON replication_heartbeat TO ${role}`);
     const job = knexFactory({ client: 'pg', connection: url.replace('//postgres@', `//${role}@`), pool: { min: 0, max: 1 } });
     const jobSql: Sql = async <T,>(text: string, bindings: readonly unknown[] = []) => (await job.raw(text, bindings as Knex.RawBinding[])).rows as T[];
     try {
@@ -280,6 +282,7 @@ describe('exact totals from the daily rollups', () => {
       expect(await notClosed(jobSql, new Date(startOfToday - 2 * DAY_MS).toISOString().slice(0, 10), 0)).toBeNull();
     } finally {
       await job.destroy();
+      await db.raw(`REVOKE SELECT ON replication_heartbeat FROM ${role}`);
       await db.raw(`DROP ROLE ${role}`);
     }
   });

@@ -19,7 +19,7 @@ import { moneyRoutes } from './routes/money';
 export function createBackofficeApp(rt: Runtime): Express {
   const deps: BackofficeDeps = {
     db: rt.db.primary,
-    read: rt.db.read,
+    reporting: rt.db.reporting,
     redis: rt.redis,
     secrets: rt.secrets,
     sessions: operatorSessions(rt),
@@ -39,7 +39,7 @@ export function createBackofficeApp(rt: Runtime): Express {
   return createServiceApp({
     logger: rt.logger,
     metrics: rt.metrics,
-    health: healthRouter(standardChecks(rt, { read: true }), rt.metrics, rt.isStopping),
+    health: healthRouter(standardChecks(rt, { reporting: true }), rt.metrics, rt.isStopping),
     routes: (app) => {
       // Identity first, for every path: a request that skipped the gateway learns nothing, not even a 404.
       app.use(requireIdentity(rt.verifier, ['public', 'admin', 'operator', 'casino-token']));

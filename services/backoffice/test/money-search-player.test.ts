@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import type { Knex, OperatorScope } from '@relay/shared';
-import { uniqueId } from '../../../test/platform';
+import { replicated, uniqueId } from '../../../test/platform';
 import { liveTotalsQuery, searchPageQuery, SORTS, type SortOrder } from '../src/data/search';
 import type { LedgerFilter, LedgerTable } from '../src/data/ledger';
 import { ledgerMonthsBack, playRound, startMoneyWorld, type MoneyWorld } from './money-support';
@@ -42,7 +42,7 @@ afterAll(async () => {
 /** ~14,000 transactions and ~8,000 rounds over this month and the two before, 1 in 101 of the shared player. */
 async function seedLedger() {
   const db = w.p.db.primary;
-  months.push(...(await ledgerMonthsBack(db, [0, 1, 2])));
+  months.push(...(await ledgerMonthsBack(w.p.db, [0, 1, 2])));
   // Few distinct instants and amounts: the player's sort keys are shared across studios and casinos.
   const instants = months.flatMap((m) => [1, 2, 3].flatMap((d) => [`${m}-0${d}T10:00:00.000001Z`, `${m}-0${d}T10:00:00.123456Z`, `${m}-0${d}T23:59:59.999999Z`]));
   const amounts = ['0.00', '1.00', '10.00', '10.00', '25.50', '50.00', '50.01', '1000.01'];
@@ -68,6 +68,9 @@ async function seedLedger() {
   await db.batchInsert('transactions', tx, 500);
   await db.batchInsert('rounds', rounds, 500);
   await db.raw('ANALYZE transactions, rounds');
+  // The searches run on the reporting database: its copy of the rows gets its own statistics.
+  await replicated();
+  await w.p.db.reporting.raw('ANALYZE transactions, rounds');
 }
 
 type Call = (method: string, path: string) => Promise<{ status: number; body: any; text: string }>;
@@ -215,7 +218,8 @@ const access = (n: PlanNode): string[] => (n['Node Type'] === 'Bitmap Heap Scan'
 
 describe('When a player search names no studio', () => {
   it("then the page and the totals read each partition's player index, for the player in every studio, and no one else's rows", async () => {
-    const read = w.p.db.primary;
+    await replicated();
+    const read = w.p.db.reporting;
     const scopes: OperatorScope[] = [{ type: 'platform' }, { type: 'casino', providerId: w.a.providerId }];
     const filters: LedgerFilter[] = [{ playerId: player }, { playerId: player, amountMin: '10', amountMax: '50' }];
     for (const table of ['transactions', 'rounds'] as const) {

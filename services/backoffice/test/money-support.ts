@@ -8,14 +8,18 @@ import { betBody, winBody } from '../../wallet/test/money-support';
 /**
  * The ledger's partitions (transactions, their attempts, rounds) of the months `backs` months before
  * this one (0: this month), for rows written straight into the ledger; their months as YYYY-MM.
+ * Made on the money database and on the reporting database (each partitions its own copy, as their
+ * jobs do), so rows written on the first are filed in the same months on the second.
  */
-export async function ledgerMonthsBack(db: Knex, backs: readonly number[]): Promise<string[]> {
+export async function ledgerMonthsBack(db: { primary: Knex; reporting: Knex }, backs: readonly number[]): Promise<string[]> {
   const now = new Date();
   const months: string[] = [];
   for (const back of backs) {
     const m = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
     months.push(m.toISOString().slice(0, 7));
-    for (const t of ['transactions', 'transaction_attempts', 'rounds']) await db.raw('SELECT ledger_create_partition(?, ?::date)', [t, m.toISOString().slice(0, 10)]);
+    for (const knex of [db.reporting, db.primary]) {
+      for (const t of ['transactions', 'transaction_attempts', 'rounds']) await knex.raw('SELECT ledger_create_partition(?, ?::date)', [t, m.toISOString().slice(0, 10)]);
+    }
   }
   return months;
 }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
-import { dropDatabase, migrateToLatest } from '@relay/shared';
+import { dropDatabase, migrateReporting } from '@relay/shared';
 import { runRollups } from '../../admin/src/ledger/rollups';
 import { reportRows } from '../src/data/reports';
 
@@ -30,7 +30,7 @@ function scans(plan: Record<string, unknown>, into = new Map<string, number>()):
 }
 
 beforeAll(async () => {
-  await migrateToLatest(url);
+  await migrateReporting(url);
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
   await db.raw(`SELECT ledger_create_partition(p, (now() - interval '4 days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
   const tx: Record<string, unknown>[] = [];

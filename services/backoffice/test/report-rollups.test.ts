@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import knexFactory, { type Knex } from 'knex';
-import { dropDatabase, migrateToLatest, UNFINISHED_STATUS, type OperatorScope } from '@relay/shared';
+import { dropDatabase, migrateReporting, UNFINISHED_STATUS, type OperatorScope } from '@relay/shared';
 import { runRollups } from '../../admin/src/ledger/rollups';
 import { DIMENSIONS, reportRows, reportStream, type Dimension, type ReportFilter } from '../src/data/reports';
 import { rollupSource, searchTotals } from '../src/data/search';
@@ -259,7 +259,7 @@ async function streamed(scope: OperatorScope, f: ReportFilter, dims: Dimension[]
 }
 
 beforeAll(async () => {
-  await migrateToLatest(url);
+  await migrateReporting(url);
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
   await db.raw(`SELECT ledger_create_partition(p, (now() - interval '${DAYS + 1} days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
   await fill(4000, DAYS, 0);

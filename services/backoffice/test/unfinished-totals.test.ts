@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
-import { dropDatabase, lateKeysQuery, migrateToLatest, type OperatorScope } from '@relay/shared';
+import { dropDatabase, lateKeysQuery, migrateReporting, type OperatorScope } from '@relay/shared';
 import { runRollups } from '../../admin/src/ledger/rollups';
 import { rollupSource, searchTotals } from '../src/data/search';
 import type { LedgerFilter, LedgerTable } from '../src/data/ledger';
@@ -125,7 +125,7 @@ async function listedNow(closedOnly = false): Promise<Record<string, number>> {
 }
 
 beforeAll(async () => {
-  await migrateToLatest(url);
+  await migrateReporting(url);
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
   await db.raw(`SELECT ledger_create_partition(p, (now() - interval '${DAYS + 1} days')::date) FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
   await fill(3000);

@@ -1,6 +1,6 @@
 import type { Express, Router } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp, requireIdentity, type IdentityVerifier, type Knex, type ServiceMetrics } from '@relay/shared';
+import { createServiceApp, reportingFreshness, requireIdentity, type FreshnessProbe, type IdentityVerifier, type Knex, type ServiceMetrics } from '@relay/shared';
 import { RoundRepository } from './data/rounds';
 import { TransactionRepository } from './data/transactions';
 import { CasinoRepository } from './data/casinos';
@@ -11,8 +11,10 @@ import { transactionsRouter } from './routes/transactions';
 import { casinosRouter } from './routes/casinos';
 
 export interface ReportingDeps {
-  /** The read handle only (STYLE 5): reporting cannot write, nor load the primary. */
+  /** The reporting database only: reporting cannot write, nor load the money database. */
   read: Knex;
+  /** How fresh the reporting database is; past maxLagSeconds every route answers 503 (absent: only where routes are listed, never served). */
+  freshness?: { probe: FreshnessProbe; maxLagSeconds: number };
   verifier: IdentityVerifier;
   logger: Logger;
   metrics: ServiceMetrics;
@@ -29,6 +31,7 @@ export function createReportingApp(deps: ReportingDeps): Express {
     health: deps.health,
     routes: (app) => {
       app.use(requireIdentity(deps.verifier, ['provider']));
+      if (deps.freshness) app.use(reportingFreshness(deps.freshness.probe, deps.freshness.maxLagSeconds));
       app.use(roundsRouter(reports));
       app.use(transactionsRouter(reports));
       app.use(casinosRouter(catalog));

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knexFactory from 'knex';
-import { dropDatabase, ensureDatabaseExists, LATE_COMPLETION, migrateToLatest, type Knex } from '@relay/shared';
+import { dropDatabase, ensureDatabaseExists, LATE_COMPLETION, migrateReporting, type Knex } from '@relay/shared';
 import type { ListCriteria, SortColumn } from '../src/data/pagedList';
 import { RoundRepository, ROUND_SORT_COLUMNS, type RoundFilters } from '../src/data/rounds';
 import { TransactionRepository, TRANSACTION_SORT_COLUMNS, type TransactionFilters } from '../src/data/transactions';
@@ -109,7 +109,7 @@ async function fill(): Promise<void> {
 
 beforeAll(async () => {
   await ensureDatabaseExists(url);
-  await migrateToLatest(url);
+  await migrateReporting(url);
   db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
   await fill();
 }, 120_000);

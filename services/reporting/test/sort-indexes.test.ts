@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
-import { dropDatabase, ensureDatabaseExists, migrationSource, type Knex } from '@relay/shared';
+import { dropDatabase, ensureDatabaseExists, reportingMigrationSource, type Knex } from '@relay/shared';
 import { RoundRepository, ROUND_SORT_COLUMNS } from '../src/data/rounds';
 import { TransactionRepository, TRANSACTION_SORT_COLUMNS } from '../src/data/transactions';
 import { searchPageQuery } from '../../backoffice/src/data/search';
@@ -20,9 +20,9 @@ const NEW_INDEXES = ['transactions_group_completed_nl', 'transactions_group_amou
 const REPLACED = ['transactions_group_completed', 'rounds_group_settled'];
 
 async function migrateThrough(prefix: string): Promise<void> {
-  const names = (await migrationSource.getMigrations([])) as string[];
+  const names = (await reportingMigrationSource.getMigrations([])) as string[];
   const done = new Set(((await db.raw(`SELECT name FROM knex_migrations`).catch(() => ({ rows: [] }))) as { rows: { name: string }[] }).rows.map((r) => r.name));
-  for (const name of names.filter((n) => n <= prefix && !done.has(n))) await db.migrate.up({ migrationSource, name });
+  for (const name of names.filter((n) => n <= prefix && !done.has(n))) await db.migrate.up({ migrationSource: reportingMigrationSource, name });
 }
 
 /** Rounds and their bet and credit over three months (each in its partition); 2 % open with a PENDING credit. */
@@ -111,8 +111,8 @@ afterAll(async () => {
 
 describe('012_reporting_sort_indexes', () => {
   it('When it runs on a ledger with months of partitions, then each new index is valid on every partition and the replaced ones are gone', async () => {
-    await db.migrate.up({ migrationSource, name: '012_reporting_sort_indexes' });
-    await db.migrate.latest({ migrationSource });
+    await db.migrate.up({ migrationSource: reportingMigrationSource, name: '012_reporting_sort_indexes' });
+    await db.migrate.latest({ migrationSource: reportingMigrationSource });
     const all = await indexes();
     for (const name of NEW_INDEXES) expect(all.get(name)).toBe(true);
     for (const name of REPLACED) expect(all.has(name)).toBe(false);
@@ -126,7 +126,7 @@ describe('012_reporting_sort_indexes', () => {
   }, 60_000);
 
   it('When a run stopped part way (one partition attached, one built and not attached, one invalid), then the next run finishes it', async () => {
-    await db.migrate.down({ migrationSource, name: '012_reporting_sort_indexes' });
+    await db.migrate.down({ migrationSource: reportingMigrationSource, name: '012_reporting_sort_indexes' });
     expect((await indexes()).has('transactions_group_amount')).toBe(false);
     const [first, second, third] = (await partitions('transactions')).sort();
     // The state a kill leaves: the parent's index invalid, partitions in every stage.
@@ -138,8 +138,8 @@ describe('012_reporting_sort_indexes', () => {
     await db.raw(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = ?::regclass`, [`${third}_group_amount`]);
     expect((await indexes()).get('transactions_group_amount')).toBe(false);
 
-    await db.migrate.up({ migrationSource, name: '012_reporting_sort_indexes' });
-    await db.migrate.latest({ migrationSource });
+    await db.migrate.up({ migrationSource: reportingMigrationSource, name: '012_reporting_sort_indexes' });
+    await db.migrate.latest({ migrationSource: reportingMigrationSource });
     const all = await indexes();
     for (const name of NEW_INDEXES) expect(all.get(name)).toBe(true);
     for (const partition of await partitions('transactions')) expect(all.get(`${partition}_group_amount`)).toBe(true);

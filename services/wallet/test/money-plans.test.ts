@@ -184,7 +184,7 @@ function plansDatabase(): () => Database {
     const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
     ref.url = `${base}/relay_plans_${Date.now()}_${randomBytes(3).toString('hex')}`;
     await migrateToLatest(ref.url);
-    ref.db = createDatabase({ url: ref.url, readUrl: ref.url, poolMax: 2, name: 'plans' });
+    ref.db = createDatabase({ url: ref.url, reportingUrl: ref.url, poolMax: 2, name: 'plans' });
   });
   // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
   afterAll(async () => {

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   )).rows[0] as { days: number; stale: number; unfinished: number };
   console.log(`rollups: ${counted.days} days counted (${counted.stale} marked stale, ${counted.unfinished} unfinished rows listed)${rollups ? `; catch-up took ${rollups.seconds.toFixed(1)} s for ${rollups.days} days` : ''}`);
 
-  const config = loadConfig({ ...process.env, DATABASE_URL: readOnly(URL_), DATABASE_READ_URL: readOnly(URL_), LOG_LEVEL: 'silent' }, { process: 'backoffice' });
+  const config = loadConfig({ ...process.env, DATABASE_URL: readOnly(URL_), REPORTING_DATABASE_URL: readOnly(URL_), LOG_LEVEL: 'silent' }, { process: 'backoffice' });
   const rt = await createRuntime('backoffice', config, { logger: createLogger({ service: 'backoffice', level: 'silent', destination: { write: () => undefined } }) });
   const server = await listen(createBackofficeApp(rt), 0);
   const signer = new IdentitySigner(config.INTERNAL_AUTH_SECRET);

@@ -1,7 +1,8 @@
+import { localServer } from '@relay/platform';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Pool } from 'undici';
-import { dropDatabase, loadConfig, signCasinoRequest } from '@relay/shared';
+import { defaultReportingUrl, dropDatabase, dropSubscription, loadConfig, signCasinoRequest } from '@relay/shared';
 import { createLaunchToken } from '@relay/casino-sandbox';
 import { benchLabeler, combinePerCall, perCall, snapshot, type CpuPerCall } from './cpu';
 import { FLOOR_FRAMEWORKS, startFloor, type FloorFramework, type FloorPlayer as Player } from './floor';
@@ -25,7 +26,10 @@ const RATES = (process.env.BENCH_RATES ?? '500,1500').split(',').map(Number);
 export async function runMoneyBench(): Promise<string> {
   const run = `${Date.now()}_${randomBytes(2).toString('hex')}`;
   // BENCH_PG_SOCKET=1: reach PostgreSQL over its Unix socket instead of loopback TCP.
-  const dbUrl = process.env.BENCH_PG_SOCKET === '1' ? `postgres://postgres@localhost/relay_bench_money_${run}?host=/var/run/postgresql` : `postgres://postgres@127.0.0.1:5432/relay_bench_money_${run}`;
+  // The money database publishes to its reporting database (wal_level=logical): the machine's server
+  // when it has that setting, else the cluster the demo and the tests run (tools/platform local-postgres).
+  const server = await localServer(process.env.BENCH_DATABASE_BASE_URL);
+  const dbUrl = process.env.BENCH_PG_SOCKET === '1' ? `postgres://postgres@localhost/relay_bench_money_${run}?host=${server.dataDir ?? '/var/run/postgresql'}&port=${new URL(server.baseUrl).port}` : `${server.baseUrl}/relay_bench_money_${run}`;
   const [gw, launcher, wallet, reporting, notifier, admin, sandboxPort, backoffice] = await Promise.all(Array.from({ length: 8 }, freePort));
   const adminToken = 'bench-admin-token-0123456789';
   const sandbox = startProcess('tools/casino-sandbox/dist/main.js', { SANDBOX_PORT: String(sandboxPort), SANDBOX_QUIET: '1' });
@@ -212,6 +216,8 @@ export async function runMoneyBench(): Promise<string> {
     await stopFloor();
     await stopProcess(platform);
     await stopProcess(sandbox);
+    await dropSubscription(dbUrl, defaultReportingUrl(dbUrl)).catch(() => undefined);
+    await dropDatabase(defaultReportingUrl(dbUrl)).catch(() => undefined);
     await dropDatabase(dbUrl).catch(() => undefined);
   }
 }

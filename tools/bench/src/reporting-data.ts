@@ -64,7 +64,7 @@ export async function catchUpRollups(url: string): Promise<{ days: number; secon
         ledger_rollup_transactions_by_status, ledger_rollup_rounds_by_status, ledger_rollup_transactions_by_casino, ledger_rollup_rounds_by_casino,
         ledger_rollup_transactions_by_studio, ledger_rollup_rounds_by_studio, ledger_rollup_unfinished_casino_currency_counts,
         ledger_player_ids, ledger_rollup_player_bits_days, ledger_rollup_player_spans,
-        ${Object.values<PlayerBitmapTable>(PLAYER_BITMAPS).flatMap((t) => [t.table, t.spans ?? [], t.counts ?? []]).join(', ')}`);
+        ${Object.values<PlayerBitmapTable>(PLAYER_BITMAPS).flatMap((t) => [t.table, t.spans, t.counts].filter((name): name is string => Boolean(name))).join(', ')}`);
     }
   } finally {
     await db.destroy();

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     REDIS_KEY_PREFIX: prefix,
     LOG_LEVEL: 'warn',
   };
-  delete env.DATABASE_READ_URL;
+  delete env.REPORTING_DATABASE_URL;
   const baseUrl = `http://127.0.0.1:${ports[0]}`;
   const loadBefore = os.loadavg()[0];
 

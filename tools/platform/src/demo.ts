@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { loadConfig, migrateToLatest, randomSecret } from '@relay/shared';
+import { loadConfig, prepareDatabases, randomSecret } from '@relay/shared';
+import { localServer } from './local-postgres';
 import { ensureConsoleAccounts } from './demo-accounts';
 import { ROOT } from './services';
 import { Supervisor } from './supervisor';
@@ -90,8 +91,9 @@ class Demo {
   }
 
   async start(): Promise<void> {
-    const applied = await migrateToLatest(this.config.DATABASE_URL);
-    log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+    const prepared = await prepareDatabases(this.config.DATABASE_URL, this.config.reportingDatabaseUrl, { log: (msg) => log(msg) });
+    log(prepared.money.length ? `applied migrations: ${prepared.money.join(', ')}` : 'database schema is up to date');
+    if (prepared.subscription === 'created') log(`reporting database ${new URL(this.config.reportingDatabaseUrl).pathname.slice(1)} created and subscribed to the money database`);
 
     this.spawn('casino-sandbox', 'tools/casino-sandbox/dist/main.js', { SANDBOX_PORT: new URL(this.sandboxUrl).port, SANDBOX_HOST: '127.0.0.1' });
     await this.waitFor(`${this.sandboxUrl}/healthz`, 'the casino sandbox');
@@ -239,6 +241,13 @@ async function call(method: string, url: string, body?: unknown, headers: Record
 async function main(): Promise<void> {
   let demo: Demo;
   try {
+    if (!process.env.DATABASE_URL) {
+      // The money database publishes to the reporting database: the server needs wal_level=logical.
+      // The machine's server when it has it, else a cluster of the demo's own (local-postgres.ts).
+      const server = await localServer();
+      process.env.DATABASE_URL = `${server.baseUrl}/relay`;
+      if (server.dataDir) log(`PostgreSQL at 127.0.0.1:5432 runs with wal_level=replica: the demo runs its own cluster (${server.dataDir}, ${server.baseUrl})`);
+    }
     demo = new Demo(process.env);
   } catch (err) {
     log((err as Error).message, 'fatal');

@@ -1,4 +1,4 @@
-import type { Config, Runtime } from '@relay/shared';
+import { startHeartbeat, type Config, type Runtime } from '@relay/shared';
 import type { Logger } from 'pino';
 import { ensurePartitions } from './partitions';
 import { runRetention } from './retention';
@@ -34,9 +34,35 @@ export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
   ];
 }
 
-/** Starts the jobs (the partition gauges are registered by startAdmin); the returned function stops them (shutdown). */
+/**
+ * The reporting database's own jobs: its ledger copy is partitioned like the money database's, and
+ * a month's rows arrive there whether or not its partition exists (they wait in the default one).
+ */
+export function reportingJobs(config: Config, logger: Logger): LedgerJob[] {
+  return [
+    {
+      name: 'reporting-partitions',
+      intervalMs: config.LEDGER_PARTITIONS_INTERVAL_SECONDS * 1000,
+      run: async (client) => {
+        const created = await ensurePartitions(client, config.LEDGER_PARTITIONS_AHEAD_MONTHS);
+        if (created) logger.info({ created }, 'reporting ledger partitions created');
+      },
+    },
+  ];
+}
+
+/**
+ * Starts the jobs (the partition gauges are registered by startAdmin) and the replicated heartbeat,
+ * reporting's lag clock; the returned function stops them (shutdown).
+ */
 export function startLedgerMaintenance(rt: Runtime): () => Promise<void> {
-  const scheduler = new LedgerScheduler(rt.config.DATABASE_URL, rt.logger, ledgerJobs(rt.config, rt.logger));
-  scheduler.start();
-  return () => scheduler.stop();
+  const money = new LedgerScheduler(rt.config.DATABASE_URL, rt.logger, ledgerJobs(rt.config, rt.logger));
+  const reporting = new LedgerScheduler(rt.config.reportingDatabaseUrl, rt.logger, reportingJobs(rt.config, rt.logger));
+  money.start();
+  reporting.start();
+  const stopHeartbeat = startHeartbeat(rt.db.primary, rt.config.REPLICATION_HEARTBEAT_MS, (err) => rt.logger.warn({ err }, 'replication heartbeat not written; the next beat retries'));
+  return async () => {
+    stopHeartbeat();
+    await Promise.all([money.stop(), reporting.stop()]);
+  };
 }

@@ -15,19 +15,39 @@ export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
 /** An instant as the job stores and compares it: milliseconds are exact (the step is whole milliseconds). */
 export const INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
-/** The other client sessions of this database, whose running transactions may still write rows (autovacuum writes none). */
-const OTHER_CLIENTS = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'`;
+/** True on a database that subscribes to the money database's publication (the reporting database). */
+const SUBSCRIBED = `EXISTS (SELECT 1 FROM pg_subscription s WHERE s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database()))`;
+
+/**
+ * The clock the rule reads. On the reporting database (a logical replica) a row is there once its
+ * money transaction has been applied, not when it was written: the clock is then the replicated
+ * heartbeat's horizon (libs/shared replication.ts): every transaction of the money database that
+ * started before it had ended when that heartbeat was written, so it was applied before it. Held at
+ * minus infinity while the subscription's first copy is still running. A database that subscribes
+ * to nothing (a scratch database in a test) reads its own clock.
+ */
+export const SETTLED_CLOCK = `(SELECT CASE
+    WHEN NOT ${SUBSCRIBED} THEN clock_timestamp()
+    WHEN EXISTS (SELECT 1 FROM pg_subscription_rel r WHERE r.srsubstate <> 'r') THEN '-infinity'::timestamptz
+    ELSE least(clock_timestamp(), coalesce((SELECT h.horizon_at FROM replication_heartbeat h WHERE h.id = 1), '-infinity'::timestamptz)) END)`;
+
+/**
+ * The other client sessions of this database, whose running transactions may still write rows
+ * (autovacuum writes none). On a subscribed database no client writes the ledger (the apply worker
+ * does, and the heartbeat's horizon covers it): its readers, a long CSV export say, hold nothing back.
+ */
+const OTHER_CLIENTS = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend' AND NOT ${SUBSCRIBED}`;
 /** When the oldest transaction of another client session started (NULL: none running). */
 const OLDEST_RUNNING_START = `(SELECT min(a.xact_start) FROM pg_stat_activity a WHERE ${OTHER_CLIENTS})`;
 /** Prepared transactions of this database: any of them may have begun at any earlier instant. */
-const PREPARED = `pg_prepared_xacts p WHERE p.database = current_database()`;
+const PREPARED = `pg_prepared_xacts p WHERE p.database = current_database() AND NOT ${SUBSCRIBED}`;
 
 /**
  * The sessions of this database whose transaction start the job cannot read: another role's
  * (PostgreSQL shows it with every column but the database, the role and the pid empty, its
  * backend_type too, so the condition must not ask for one), and one with track_activities off.
  */
-const UNSEEN = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND (a.query = '<insufficient privilege>' OR a.state = 'disabled')`;
+const UNSEEN = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND (a.query = '<insufficient privilege>' OR a.state = 'disabled') AND NOT ${SUBSCRIBED}`;
 
 /**
  * Why the rows created before `instant` may not all be there for good yet, or null if they are.
@@ -39,7 +59,7 @@ const UNSEEN = `a.datname = current_database() AND a.pid <> pg_backend_pid() AND
  */
 async function notSettledBefore(sql: Sql, instant: string, marginMs: number, says: { early: string; before: string }): Promise<string | null> {
   const [row] = await sql<{ early: boolean; running: number; hidden: number; prepared: number }>(
-    `SELECT clock_timestamp() < ?::timestamptz + make_interval(secs => ? / 1000.0) AS early,
+    `SELECT ${SETTLED_CLOCK} < ?::timestamptz + make_interval(secs => ? / 1000.0) AS early,
             (SELECT count(*) FROM pg_stat_activity a WHERE ${OTHER_CLIENTS} AND a.xact_start < ?::timestamptz)::int AS running,
             (SELECT count(*) FROM pg_stat_activity a WHERE ${UNSEEN})::int AS hidden,
             (SELECT count(*) FROM ${PREPARED})::int AS prepared`,
@@ -69,7 +89,7 @@ export function notClosed(sql: Sql, day: string, marginMs: number): Promise<stri
 export async function watermark(sql: Sql, marginMs: number, stepMs: number): Promise<{ at: string } | { heldBack: string }> {
   const [row] = await sql<{ at: string }>(
     `SELECT to_char(date_bin(make_interval(secs => ? / 1000.0),
-                             least(clock_timestamp() - make_interval(secs => ? / 1000.0), ${OLDEST_RUNNING_START}),
+                             least(${SETTLED_CLOCK} - make_interval(secs => ? / 1000.0), ${OLDEST_RUNNING_START}),
                              'epoch'::timestamptz) AT TIME ZONE 'UTC', ${INSTANT}) AS at`,
     // Never ahead of the clock, whatever the margin (tests judge days with a negative one).
     [stepMs, Math.max(0, marginMs)],
@@ -92,7 +112,7 @@ export async function listingHorizon(sql: Sql, marginMs: number): Promise<string
   const [row] = await sql<{ at: string | null }>(
     `SELECT CASE WHEN EXISTS (SELECT 1 FROM ${PREPARED}) OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE ${UNSEEN})
                  THEN NULL
-                 ELSE to_char((least(clock_timestamp(), ${OLDEST_RUNNING_START}) - make_interval(secs => ? / 1000.0) - ${LATE_COMPLETION.sql})
+                 ELSE to_char((least(${SETTLED_CLOCK}, ${OLDEST_RUNNING_START}) - make_interval(secs => ? / 1000.0) - ${LATE_COMPLETION.sql})
                               AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') END AS at`,
     [Math.max(0, marginMs)],
   );

@@ -29,7 +29,7 @@ export async function createAccount(deps: BackofficeDeps, facts: RequestFacts, i
 
 export async function listAccounts(deps: BackofficeDeps, caller: Caller, page: { limit: number; offset: number }) {
   authorize(caller, 'accounts:manage');
-  return accounts.listAccounts(scopeFilter(accounts.accountsQuery(deps.read), caller.scope, {}), page);
+  return accounts.listAccounts(scopeFilter(accounts.accountsQuery(deps.db), caller.scope, {}), page);
 }
 
 export async function getAccount(deps: BackofficeDeps, caller: Caller, accountId: string): Promise<AccountRecord> {

@@ -7,12 +7,12 @@ import type { BackofficeDeps } from './deps';
 /** The trail is platform-wide: only platform admins read it (it names every tenant). */
 export async function listAuditTrail(deps: BackofficeDeps, caller: Caller, filter: AuditFilter, page: { limit: number; offset: number }) {
   authorize(caller, 'audit:read');
-  return audit.listAudit(audit.auditQuery(deps.read, filter), page);
+  return audit.listAudit(audit.auditQuery(deps.db, filter), page);
 }
 
 export function exportAuditTrail(deps: BackofficeDeps, caller: Caller, filter: AuditFilter): AsyncGenerator<AuditRow[]> {
   authorize(caller, 'audit:read');
-  return audit.auditPages(audit.auditQuery(deps.read, filter));
+  return audit.auditPages(audit.auditQuery(deps.db, filter));
 }
 
 /** Read from the primary: the replica may lag, and a lagging copy is not the record. */

@@ -28,7 +28,7 @@ export async function issueCasinoToken(deps: BackofficeDeps, facts: RequestFacts
 
 export async function listCasinoTokens(deps: BackofficeDeps, caller: Caller, providerId: string): Promise<CasinoTokenRecord[]> {
   authorize(caller, 'casino-tokens:manage');
-  return tokens.listTokens(scopeFilter(tokens.tokensQuery(deps.read), caller.scope, { providerId: 'provider_id' }).where({ provider_id: providerId }));
+  return tokens.listTokens(scopeFilter(tokens.tokensQuery(deps.db), caller.scope, { providerId: 'provider_id' }).where({ provider_id: providerId }));
 }
 
 /** Refused by every gateway within a second: the change names the token's hash, the key gateways cache it by. */

@@ -2,8 +2,10 @@ import type { ChangeBus, Config, Knex, Logger, OperatorSessions, Redis, SecretBo
 
 /** What the back-office use cases need; built once per process in app.ts. */
 export interface BackofficeDeps {
+  /** The money database: accounts, tokens, the audit trail, configuration, and every write. */
   db: Knex;
-  read: Knex;
+  /** The reporting database (a logical replica of the ledger): what the money views read. */
+  reporting: Knex;
   redis: Redis;
   secrets: SecretBox;
   sessions: OperatorSessions;

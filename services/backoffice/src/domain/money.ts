@@ -14,8 +14,8 @@ export async function search(deps: BackofficeDeps, caller: Caller, table: Ledger
   authorize(caller, 'money:read');
   const after = page.cursor ? decodeCursor(page.cursor, table, page.sort) : undefined;
   const [found, totals] = await Promise.all([
-    searchPage(deps.read, table, caller.scope, filter, page.limit, page.sort, after),
-    searchTotals(deps.read, table, caller.scope, filter),
+    searchPage(deps.reporting, table, caller.scope, filter, page.limit, page.sort, after),
+    searchTotals(deps.reporting, table, caller.scope, filter),
   ]);
   return {
     rows: found.rows.map(PRESENT[table]),
@@ -34,7 +34,7 @@ export async function search(deps: BackofficeDeps, caller: Caller, table: Ledger
 /** Authorizes before the first byte is sent (a generator would only run at its first row). */
 export function exportSearch(deps: BackofficeDeps, caller: Caller, table: LedgerTable, filter: LedgerFilter, sort?: Sort): AsyncIterable<Record<string, unknown>> {
   authorize(caller, 'money:read');
-  return mapRows(searchStream(deps.read, table, caller.scope, filter, sort), PRESENT[table]);
+  return mapRows(searchStream(deps.reporting, table, caller.scope, filter, sort), PRESENT[table]);
 }
 
 /** Maps a row stream lazily, one row at a time. */
@@ -45,13 +45,13 @@ export async function* mapRows<T>(rows: AsyncIterable<Record<string, unknown>>, 
 /** A round's whole story; out of scope is the same 404 as missing. */
 export async function roundStory(deps: BackofficeDeps, caller: Caller, providerId: string, roundId: string) {
   authorize(caller, 'money:read');
-  const round = await story.findRound(deps.read, caller.scope, providerId, roundId);
+  const round = await story.findRound(deps.reporting, caller.scope, providerId, roundId);
   if (!round) throw new AppError('ROUND_NOT_FOUND', 'No such round');
-  const transactions = await story.roundTransactions(deps.read, caller.scope, providerId, roundId);
+  const transactions = await story.roundTransactions(deps.reporting, caller.scope, providerId, roundId);
   const [attempts, session, notifications] = await Promise.all([
-    story.attemptsOf(deps.read, transactions.map((t) => String(t.id))),
-    story.findSession(deps.read, caller.scope, String(round.session_id)),
-    story.roundEndedNotifications(deps.read, caller.scope, providerId, roundId),
+    story.attemptsOf(deps.reporting, transactions.map((t) => String(t.id))),
+    story.findSession(deps.reporting, caller.scope, String(round.session_id)),
+    story.roundEndedNotifications(deps.reporting, caller.scope, providerId, roundId),
   ]);
   return {
     round: presentRound(round),
@@ -70,12 +70,12 @@ export async function roundStory(deps: BackofficeDeps, caller: Caller, providerI
 
 export async function transactionDetail(deps: BackofficeDeps, caller: Caller, providerId: string, transactionId: string) {
   authorize(caller, 'money:read');
-  const t = await story.findTransaction(deps.read, caller.scope, providerId, transactionId);
+  const t = await story.findTransaction(deps.reporting, caller.scope, providerId, transactionId);
   if (!t) throw new AppError('TRANSACTION_NOT_FOUND', 'No such transaction');
   const [attempts, session, round] = await Promise.all([
-    story.attemptsOf(deps.read, [String(t.id)]),
-    story.findSession(deps.read, caller.scope, String(t.session_id)),
-    story.findRound(deps.read, caller.scope, providerId, String(t.round_id)),
+    story.attemptsOf(deps.reporting, [String(t.id)]),
+    story.findSession(deps.reporting, caller.scope, String(t.session_id)),
+    story.findRound(deps.reporting, caller.scope, providerId, String(t.round_id)),
   ]);
   return {
     transaction: withAttempts(t, attempts, session),

@@ -14,8 +14,8 @@ export const AGE_BUCKETS = ['lt_1h', '1h_24h', 'gt_24h'] as const;
 export function registerReconciliationGauge(rt: Runtime, deps: BackofficeDeps, logger: Logger): void {
   rt.metrics.gauge('relay_reconciliation_items', 'Reconciliation items needing a person (not yet resolved), by kind and age', ['kind', 'age'], async function collect() {
     try {
-      const counts = await countItems(deps.read, { type: 'platform' }, thresholdsOf(deps), {});
-      const decidedResolved = await countItems(deps.read, { type: 'platform' }, thresholdsOf(deps), { state: 'RESOLVED' });
+      const counts = await countItems(deps.reporting, { type: 'platform' }, thresholdsOf(deps), {});
+      const decidedResolved = await countItems(deps.reporting, { type: 'platform' }, thresholdsOf(deps), { state: 'RESOLVED' });
       for (const kind of ITEM_KINDS) {
         for (const age of AGE_BUCKETS) {
           const all = counts.find((c) => c.kind === kind && c.age === age)?.count ?? 0;

@@ -57,25 +57,25 @@ export function presentItem(i: Record<string, unknown>) {
 
 export async function listQueue(deps: BackofficeDeps, caller: Caller, filter: ItemFilter, page: { limit: number; offset: number }) {
   authorize(caller, 'money:read');
-  const { rows, counts } = await queue.listItems(deps.read, caller.scope, thresholdsOf(deps), filter, page);
+  const { rows, counts } = await queue.listItems(deps.reporting, caller.scope, thresholdsOf(deps), filter, page);
   return { items: rows.map(presentItem), counts, total: counts.reduce((n, c) => n + c.count, 0) };
 }
 
 export function exportQueue(deps: BackofficeDeps, caller: Caller, filter: ItemFilter): AsyncIterable<Record<string, unknown>> {
   authorize(caller, 'money:read');
-  return mapRows(queue.streamItems(deps.read, caller.scope, thresholdsOf(deps), filter), presentItem);
+  return mapRows(queue.streamItems(deps.reporting, caller.scope, thresholdsOf(deps), filter), presentItem);
 }
 
 /** One item: live, or closed by the ledger (its record exists in scope but no longer needs anyone). */
 export async function getItem(deps: BackofficeDeps, caller: Caller, kind: ItemKind, providerId: string, recordId: string) {
   authorize(caller, 'money:read');
-  const live = await liveItem(deps, caller, kind, providerId, recordId, deps.read);
+  const live = await liveItem(deps, caller, kind, providerId, recordId, deps.reporting);
   if (live) return live;
   const record = kind === 'ROUND_OPEN'
-    ? await story.findRound(deps.read, caller.scope, providerId, recordId)
-    : await story.findTransaction(deps.read, caller.scope, providerId, recordId);
+    ? await story.findRound(deps.reporting, caller.scope, providerId, recordId)
+    : await story.findTransaction(deps.reporting, caller.scope, providerId, recordId);
   if (!record) throw new AppError('NOT_FOUND', 'No such reconciliation item');
-  const decision = await queue.findDecision(deps.read, caller.scope, kind, providerId, recordId);
+  const decision = await queue.findDecision(deps.reporting, caller.scope, kind, providerId, recordId);
   return {
     kind,
     providerId,
@@ -88,7 +88,7 @@ export async function getItem(deps: BackofficeDeps, caller: Caller, kind: ItemKi
   };
 }
 
-async function liveItem(deps: BackofficeDeps, caller: Caller, kind: ItemKind, providerId: string, recordId: string, read = deps.read) {
+async function liveItem(deps: BackofficeDeps, caller: Caller, kind: ItemKind, providerId: string, recordId: string, read = deps.reporting) {
   const { rows } = await queue.listItems(read, caller.scope, thresholdsOf(deps), { kind, providerId, recordId }, { limit: 1, offset: 0 });
   return rows.length ? presentItem(rows[0]) : null;
 }
@@ -98,10 +98,15 @@ const NEXT: Record<'acknowledge' | 'resolve', { from: string[]; to: 'ACKNOWLEDGE
   resolve: { from: ['OPEN', 'ACKNOWLEDGED'], to: 'RESOLVED' },
 };
 
-/** OPEN -> ACKNOWLEDGED -> RESOLVED, with a note and who; read from the primary and recorded in the audit trail. */
+/**
+ * OPEN -> ACKNOWLEDGED -> RESOLVED, with a note and who, recorded in the audit trail. The item is
+ * read from the reporting database like every money view; the step itself is decided by the money
+ * database (saveDecision writes only from the states the step allows), so an item read a moment
+ * behind can only be refused, never decided twice.
+ */
 export async function decide(deps: BackofficeDeps, facts: RequestFacts, action: 'acknowledge' | 'resolve', kind: ItemKind, providerId: string, recordId: string, note: string) {
   authorize(facts.caller, 'reconciliation:act');
-  const item = await liveItem(deps, facts.caller, kind, providerId, recordId, deps.db);
+  const item = await liveItem(deps, facts.caller, kind, providerId, recordId);
   if (!item) {
     const closed = await getItem(deps, facts.caller, kind, providerId, recordId); // 404 when it never was in scope
     throw new AppError('STATE_CONFLICT', `The ledger already resolved this item (${closed.state})`);

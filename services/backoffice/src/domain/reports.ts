@@ -43,7 +43,7 @@ export async function report(deps: BackofficeDeps, caller: Caller, f: ReportFilt
   checkPeriod(f);
   const dims = withCurrency(groupBy);
   // The page, the number of groups and the totals per currency, from one snapshot (data/reports).
-  const found = await reportRows(deps.read, caller.scope, f, dims, page);
+  const found = await reportRows(deps.reporting, caller.scope, f, dims, page);
   return {
     rows: found.rows.map((r) => presentReportRow(dims, r)),
     total: found.total,
@@ -57,7 +57,7 @@ export function exportReport(deps: BackofficeDeps, caller: Caller, f: ReportFilt
   authorize(caller, 'reports:read');
   checkPeriod(f);
   const dims = withCurrency(groupBy);
-  return mapRows(reportStream(deps.read, caller.scope, f, dims), (row) => presentReportRow(dims, row));
+  return mapRows(reportStream(deps.reporting, caller.scope, f, dims), (row) => presentReportRow(dims, row));
 }
 
 export const REPORT_FIELDS = FIELD;

@@ -21,7 +21,7 @@ const ms = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
 /** Each casino's wallet latency and error rate by operation, last hour and last day, in the caller's scope. */
 export async function walletHealth(deps: BackofficeDeps, caller: Caller, providerId?: string): Promise<WalletHealth[]> {
   authorize(caller, 'money:read');
-  const rows = await readWalletHealth(deps.read, caller.scope, providerId);
+  const rows = await readWalletHealth(deps.reporting, caller.scope, providerId);
   return rows.map((r) => {
     const attempts = Number(r.finished);
     const casinoErrors = Number(r.casino_errors);

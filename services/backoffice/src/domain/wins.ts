@@ -32,18 +32,19 @@ function presentWin(row: Record<string, unknown>) {
 
 export async function listFlaggedWins(deps: BackofficeDeps, caller: Caller, filter: WinFilter, page: { limit: number; offset: number }) {
   authorize(caller, 'money:read');
-  const { rows, total } = await wins.listFlagged(deps.read, caller.scope, filter, page);
+  const { rows, total } = await wins.listFlagged(deps.reporting, caller.scope, filter, page);
   return { rows: rows.map(presentWin), total };
 }
 
 export function exportFlaggedWins(deps: BackofficeDeps, caller: Caller, filter: WinFilter): AsyncIterable<Record<string, unknown>> {
   authorize(caller, 'money:read');
-  return mapRows(wins.streamFlagged(deps.read, caller.scope, filter), presentWin);
+  return mapRows(wins.streamFlagged(deps.reporting, caller.scope, filter), presentWin);
 }
 
 export async function reviewWin(deps: BackofficeDeps, facts: RequestFacts, providerId: string, transactionId: string, note: string) {
   authorize(facts.caller, 'wins:review');
-  const { rows } = await wins.listFlagged(deps.db, facts.caller.scope, { providerId, transactionId }, { limit: 1, offset: 0 });
+  // Read from the reporting database; the money database's unique review decides who was first.
+  const { rows } = await wins.listFlagged(deps.reporting, facts.caller.scope, { providerId, transactionId }, { limit: 1, offset: 0 });
   if (rows.length === 0) throw new AppError('NOT_FOUND', 'No such flagged win');
   const win = presentWin(rows[0]);
   if (win.state === 'REVIEWED') throw new AppError('STATE_CONFLICT', 'This win was already reviewed');

@@ -72,7 +72,7 @@ export function authRoutes(deps: BackofficeDeps, attempts: SignInAttempts, metri
 
   router.get('/session', handler(async (req, res) => {
     const caller = callerOf(req.identity);
-    const account = caller.actorType === 'operator' ? await accounts.findAccount(deps.read, caller.actorId) : null;
+    const account = caller.actorType === 'operator' ? await accounts.findAccount(deps.db, caller.actorId) : null;
     sendEnvelope(res, 200, 'Signed in', {
       actorType: caller.actorType,
       role: caller.role,
