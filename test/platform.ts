@@ -1,8 +1,11 @@
+import pg from 'pg';
 import {
   closeRuntime,
   createDatabase,
   createLogger,
   closeDatabase,
+  replicationBarrier,
+  startHeartbeat,
   createRedis,
   IdentitySigner,
   loadConfig,
@@ -111,7 +114,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
   }
   const gateway = await startOne('gateway', config);
   checkedOrigins.add(new URL(gateway.url).origin);
-  const db = createDatabase({ url: config.DATABASE_URL, readUrl: config.databaseReadUrl, poolMax: 4, name: 'test' });
+  const db = createDatabase({ url: config.DATABASE_URL, reportingUrl: config.reportingDatabaseUrl, poolMax: 4, name: 'test' });
+  // The replicated heartbeat, as the ledger jobs' process writes it in production: reporting's lag clock.
+  const stopHeartbeat = startHeartbeat(db.primary, config.REPLICATION_HEARTBEAT_MS, () => undefined);
   const redis = createRedis(config.REDIS_URL, 'client');
   const signer = new IdentitySigner(config.INTERNAL_AUTH_SECRET);
 
@@ -125,6 +130,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
     adminToken: config.ADMIN_TOKEN,
     identityHeader: async (identity) => ({ 'x-relay-identity': await signer.sign(identity) }),
     stop: async () => {
+      stopHeartbeat();
       for (const close of closers) await close();
       await closeDatabase(db);
       redis.disconnect();
@@ -150,6 +156,40 @@ function checkAgainstReference(method: string, url: string, answer: { status: nu
   contract.check(method, `${parsed.pathname}${parsed.search}`, answer);
 }
 
+/**
+ * The routes that read the reporting database (reporting's, the back office's money views). A
+ * record written by a money call reaches it within the replication lag (docs/reporting-database.md,
+ * "Read after write"): before such a request the test waits on the replication barrier, so it
+ * reads what every earlier call wrote; nothing waits a fixed time.
+ */
+const REPORTING_PATHS = /^\/(api\/v1\/(rounds|transactions|providers\/|provider-catalog)|backoffice\/v1\/money)/;
+function readsReporting(url: string): boolean {
+  try {
+    return REPORTING_PATHS.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+let barrierPools: { money: pg.Pool; reporting: pg.Pool } | undefined;
+
+/** Waits until everything committed on this run's money database is in its reporting database. */
+export async function replicated(timeoutMs?: number): Promise<void> {
+  const money = process.env.DATABASE_URL;
+  const reporting = process.env.REPORTING_DATABASE_URL;
+  if (!money || !reporting) return;
+  if (!barrierPools) {
+    barrierPools = {
+      money: new pg.Pool({ connectionString: money, max: 2, idleTimeoutMillis: 1000, allowExitOnIdle: true }),
+      reporting: new pg.Pool({ connectionString: reporting, max: 2, idleTimeoutMillis: 1000, allowExitOnIdle: true }),
+    };
+    // An idle connection closed under the pool (a test drops the reporting database) is replaced on next use.
+    barrierPools.money.on('error', () => undefined);
+    barrierPools.reporting.on('error', () => undefined);
+  }
+  await replicationBarrier(barrierPools.money, barrierPools.reporting, timeoutMs);
+}
+
 /** Small HTTP helper: JSON in, status + parsed JSON out. */
 export async function http(
   method: string,
@@ -162,6 +202,7 @@ export async function http(
   if (options.raw !== undefined) payload = options.raw;
   else if (options.body !== undefined) payload = JSON.stringify(options.body);
   if (payload !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+  if (readsReporting(url)) await replicated();
   const res = await fetch(url, { method, headers, body: payload, redirect: 'manual' });
   const text = await res.text();
   let body: any = undefined;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { dropDatabase } from '@relay/shared';
+import { dropDatabase, dropSubscription, walLevelOf } from '@relay/shared';
 import { freePort } from './processes';
 
 /**
@@ -24,14 +24,40 @@ function alive(pid: number): boolean {
 }
 
 describe('npm start', () => {
-  const dbUrl = `postgres://postgres@127.0.0.1:5432/relay_start_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  // The suite's server (wal_level=logical; test/global-setup.ts).
+  const dbUrl = `${process.env.TEST_DATABASE_BASE_URL}/relay_start_${Date.now()}_${randomBytes(3).toString('hex')}`;
   // DROP DATABASE waits for a checkpoint: many seconds while the database is busy writing.
-  afterAll(() => dropDatabase(dbUrl), 120_000);
+  afterAll(async () => {
+    await dropSubscription(dbUrl, `${dbUrl}_reporting`);
+    await dropDatabase(`${dbUrl}_reporting`);
+    await dropDatabase(dbUrl);
+  }, 120_000);
 
-  it('When the platform starts on a fresh database, then /readyz answers 200, a killed service is restarted while the others serve, and SIGTERM stops every process', async () => {
+  it('When the server runs with wal_level=replica (Debian\'s default), then npm start stops at once with a message naming wal_level', async () => {
+    // The machine's own server when it has Debian's default; a suite run on a logical server has no such server to try.
+    const machine = 'postgres://postgres@127.0.0.1:5432';
+    const level = await walLevelOf(machine).catch(() => undefined);
+    if (level === undefined || level === 'logical') return;
+    const name = `relay_start_replica_${Date.now()}`;
+    const { REPORTING_DATABASE_URL: _ignored, ...inherited } = process.env;
+    const child = spawn(process.execPath, [path.join(ROOT, 'tools/platform/dist/start.js')], {
+      env: { ...inherited, NODE_ENV: 'development', DATABASE_URL: `${machine}/${name}`, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr!.on('data', (d) => (output += d));
+    child.stdout!.on('data', (d) => (output += d));
+    const code = await exited(child);
+    await dropDatabase(`${machine}/${name}`);
+    expect(code).toBe(1);
+    expect(output).toMatch(/wal_level=replica.*needs wal_level=logical/);
+  }, 60000);
+
+  it('When the platform starts on a fresh database, then its reporting database is created, migrated and subscribed, /readyz answers 200, a killed service is restarted while the others serve, and SIGTERM stops every process', async () => {
     const ports = await Promise.all(Array.from({ length: 7 }, freePort));
+    const { REPORTING_DATABASE_URL: _ignored, ...inherited } = process.env;
     const env = {
-      ...process.env,
+      ...inherited,
       NODE_ENV: 'development',
       DATABASE_URL: dbUrl,
       REDIS_KEY_PREFIX: `start_${process.pid}`,
@@ -67,6 +93,9 @@ describe('npm start', () => {
     }
     expect(ready?.body).toMatchObject({ status: 'ready' });
     expect(Object.values(ready!.body.checks).every((c) => c === 'ok')).toBe(true);
+    // The reporting database (the default name: the money database's plus _reporting) subscribes to the money database.
+    expect(output).toMatch(/reporting database subscribed to the money database/);
+    expect(await walLevelOf(`${dbUrl}_reporting`)).toBe('logical');
 
     // Every service answers on its own port, in its own process.
     const pids = new Set<number>();

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { dropDatabase, loadConfig } from '@relay/shared';
+import { dropDatabase, dropSubscription, loadConfig } from '@relay/shared';
 import { http } from '../platform';
 import { freePort, ROOT } from '../processes';
 import { currentCode } from '../../services/backoffice/src/domain/totp';
@@ -25,7 +25,8 @@ interface DemoRun {
   exited: Promise<number | null>;
 }
 
-const dbUrl = `postgres://postgres@127.0.0.1:5432/relay_e2e_${Date.now()}_${randomBytes(3).toString('hex')}`;
+// The suite's server (wal_level=logical; test/global-setup.ts); the demo makes its reporting database beside it.
+const dbUrl = `${process.env.TEST_DATABASE_BASE_URL}/relay_e2e_${Date.now()}_${randomBytes(3).toString('hex')}`;
 let env: NodeJS.ProcessEnv;
 let browser: Browser;
 const runs: DemoRun[] = [];
@@ -63,8 +64,9 @@ async function stopDemo(run: DemoRun): Promise<{ code: number | null; leftovers:
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   const [gateway, launcher, wallet, reporting, notifier, admin, sandbox, game, backoffice] = await Promise.all(Array.from({ length: 9 }, freePort));
+  const { REPORTING_DATABASE_URL: _ignored, ...inherited } = process.env;
   env = {
-    ...process.env,
+    ...inherited,
     DATABASE_URL: dbUrl,
     REDIS_KEY_PREFIX: `e2e_${process.pid}_${randomBytes(3).toString('hex')}`,
     GATEWAY_HOST: '127.0.0.1',
@@ -89,6 +91,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   for (const run of runs) if (run.child.exitCode === null && run.child.signalCode === null) await stopDemo(run);
+  await dropSubscription(dbUrl, `${dbUrl}_reporting`);
+  await dropDatabase(`${dbUrl}_reporting`);
   await dropDatabase(dbUrl);
 }, 120_000);
 

@@ -113,7 +113,9 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
     expect((pod.volumes ?? []).filter((v: Doc) => v.secret || v.projected)).toEqual([]);
     const fromSecrets = (c.env as Doc[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.valueFrom.secretKeyRef.key as string);
     for (const e of c.env as Doc[]) if (e.valueFrom?.secretKeyRef) expect(e.name).toBe(e.valueFrom.secretKeyRef.key);
-    const urls = name === 'reporting' ? ['DATABASE_READ_URL', 'REDIS_URL'] : name === 'backoffice' ? ['DATABASE_URL', 'DATABASE_READ_URL', 'REDIS_URL'] : ['DATABASE_URL', 'REDIS_URL'];
+    // The reporting database (a logical replica of the money database): reporting holds its URL alone;
+    // the back office (money views) and admin (rollups and partitions) hold both; the others the money database's.
+    const urls = name === 'reporting' ? ['REPORTING_DATABASE_URL', 'REDIS_URL'] : name === 'backoffice' || name === 'admin' ? ['DATABASE_URL', 'REPORTING_DATABASE_URL', 'REDIS_URL'] : ['DATABASE_URL', 'REDIS_URL'];
     const secrets = PROCESS_SECRETS[name as ProcessName];
     // The rotation companions, optional keys: whoever verifies identities or opens sealed values.
     const rotation = [
@@ -125,6 +127,14 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
     for (const e of c.env as Doc[]) {
       if (e.valueFrom?.secretKeyRef) expect({ key: e.name, optional: e.valueFrom.secretKeyRef.optional ?? false }).toEqual({ key: e.name, optional: rotation.includes(e.name) });
     }
+  });
+
+  it('When production is rendered, then no object names the retired DATABASE_READ_URL and every reader of the reporting database gets REPORTING_DATABASE_URL', () => {
+    expect(JSON.stringify(production)).not.toContain('DATABASE_READ_URL');
+    const readers = of(production, 'Deployment')
+      .filter((d) => (d.spec.template.spec.containers[0].env as Doc[]).some((e) => e.name === 'REPORTING_DATABASE_URL'))
+      .map((d) => d.metadata.name);
+    expect(readers.sort()).toEqual(['admin', 'backoffice', 'reporting']);
   });
 
   it('When a casino is called, then only HTTPS (443) leaves the cluster, from the wallet and the workers', () => {
@@ -140,6 +150,8 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
     const tag = jobs[0].spec.template.spec.containers[0].image.split(':').pop().replace(/\./g, '-');
     expect(jobs[0].metadata.name).toBe(`relay-migrate-${tag}`);
     expect(jobs[0].spec.ttlSecondsAfterFinished).toBeUndefined();
+    // It prepares both databases (migrations, and the reporting database's subscription).
+    expect(jobs[0].spec.template.spec.containers[0].env.map((e: Doc) => e.valueFrom.secretKeyRef.key)).toEqual(['DATABASE_URL', 'REPORTING_DATABASE_URL']);
   });
 
   it('When Prometheus looks for targets, then a ServiceMonitor selects every relay Service, the workers\' included, and labels its job', () => {

@@ -110,19 +110,25 @@ describe('kubernetes manifests', () => {
     expect(pdb.spec.maxUnavailable).toBe(1);
   });
 
-  it('When every pod opens its whole pool at every HPA maximum, then the connection totals are the ones docs/deploying.md gives', () => {
-    const totals = { primary: 0, replica: 0 };
+  it('When every pod opens its whole pool at every HPA maximum, then the connection totals of both databases are the ones docs/deploying.md gives', () => {
+    const totals = { money: 0, reporting: 0 };
     for (const name of Object.keys(WORKLOADS)) {
       const env = named('Deployment', name)!.spec.template.spec.containers[0].env as Doc[];
       const pool = Number(env.find((e) => e.name === 'DATABASE_POOL_MAX')?.value);
       expect(pool).toBeGreaterThan(0);
-      // Reporting is handed the read pool alone; its primary pool is never opened. The back office reads lists from the replica and writes to the primary.
+      // A pod opens a pool on each database whose URL it holds: reporting the reporting database's
+      // alone, the back office and admin both, every other workload the money database's.
+      const names = env.map((e) => e.name);
       const max = pool * named('HorizontalPodAutoscaler', name)!.spec.maxReplicas;
-      if (name !== 'reporting') totals.primary += max;
-      if (name === 'reporting' || name === 'backoffice') totals.replica += max;
+      if (names.includes('DATABASE_URL')) totals.money += max;
+      if (names.includes('REPORTING_DATABASE_URL')) totals.reporting += max;
+      expect({ name, databases: names.filter((n) => /DATABASE.*_URL$/.test(n)).sort() }).toEqual({
+        name,
+        databases: name === 'reporting' ? ['REPORTING_DATABASE_URL'] : name === 'backoffice' || name === 'admin' ? ['DATABASE_URL', 'REPORTING_DATABASE_URL'] : ['DATABASE_URL'],
+      });
     }
     const docs = readFileSync(path.join(ROOT, 'docs/deploying.md'), 'utf8');
-    expect(docs).toContain(`that is ${totals.primary} connections to the primary and ${totals.replica} to the replica`);
+    expect(docs).toContain(`that is ${totals.money} connections to the money database and ${totals.reporting} to the reporting database`);
   });
 
   it('When the notifier is deployed, then its workers are a Deployment and an HPA of their own, apart from the API', () => {
@@ -152,12 +158,17 @@ describe('kubernetes manifests', () => {
     expect(new Set(backends)).toEqual(new Set(['gateway']));
   });
 
-  it('When the schema changes, then a migration Job runs with DATABASE_URL only, as non-root on a read-only filesystem', () => {
+  it('When the schema changes, then a migration Job prepares both databases with their two URLs only, as non-root on a read-only filesystem', () => {
     const job = named('Job', 'relay-migrate')!;
     const pod = job.spec.template.spec;
     const c = pod.containers[0];
     expect(c.command).toEqual(['node', 'docker/migrate.mjs']);
-    expect(c.env).toEqual([{ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'relay-secrets', key: 'DATABASE_URL' } } }]);
+    expect(c.env).toEqual([
+      { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'relay-secrets', key: 'DATABASE_URL' } } },
+      { name: 'REPORTING_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'relay-secrets', key: 'REPORTING_DATABASE_URL' } } },
+    ]);
+    // The script it runs prepares both (prepareDatabases: wal_level check, migrations, subscription).
+    expect(readFileSync(path.join(ROOT, 'docker/migrate.mjs'), 'utf8')).toMatch(/prepareDatabases\(url, reportingUrl/);
     expect(c.envFrom).toBeUndefined();
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
@@ -214,19 +225,24 @@ describe('docker compose', () => {
   const services = compose.services as Record<string, Doc>;
   const relay = ['launcher', 'wallet', 'reporting', 'notifier', 'notifier-worker', 'admin', 'backoffice', 'gateway'];
 
-  it('When composed, then it holds a PostgreSQL primary and streaming replica, Redis, every service, workers, the sandbox casino and a one-shot migration', () => {
+  it('When composed, then it holds the money database\'s server and the reporting database\'s, Redis, every service, workers, the sandbox casino and a one-shot migration', () => {
     expect(Object.keys(services).sort()).toEqual([
       'admin', 'backoffice', 'casino-sandbox', 'gateway', 'grafana', 'launcher', 'migrate', 'notifier', 'notifier-worker', 'postgres-exporter', 'postgres-primary',
-      'postgres-replica', 'postgres-replica-exporter', 'prometheus', 'redis', 'redis-exporter', 'reporting', 'wallet',
+      'postgres-reporting', 'postgres-reporting-exporter', 'prometheus', 'redis', 'redis-exporter', 'reporting', 'wallet',
     ]);
-    expect(services['postgres-primary'].command.join(' ')).toContain('wal_level=replica');
-    expect(services['postgres-primary'].volumes.join(' ')).toContain('docker/postgres/primary-init.sh:/docker-entrypoint-initdb.d/');
-    expect(services['postgres-replica'].environment.PRIMARY_HOST).toBe('postgres-primary');
-    expect(services['postgres-replica'].volumes.join(' ')).toContain('docker/postgres/replica-entrypoint.sh');
-    expect(readFileSync(path.join(ROOT, 'docker/postgres/replica-entrypoint.sh'), 'utf8')).toMatch(/pg_basebackup[\s\S]*-R/);
+    // Two servers, each with its own data: the reporting database is not a physical copy of the primary.
+    expect(services['postgres-primary'].environment.POSTGRES_DB).toBe('relay');
+    expect(services['postgres-reporting'].environment.POSTGRES_DB).toBe('relay_reporting');
+    expect(services['postgres-primary'].volumes).toEqual(['postgres-primary:/var/lib/postgresql/data']);
+    expect(services['postgres-reporting'].volumes).toEqual(['postgres-reporting:/var/lib/postgresql/data']);
+    expect(services['postgres-reporting'].entrypoint).toBeUndefined();
     expect(services.redis.command.join(' ')).toContain('--maxmemory-policy noeviction');
     expect(services.migrate.command).toEqual(['node', 'docker/migrate.mjs']);
-    expect(Object.keys(services.migrate.environment)).toEqual(['DATABASE_URL']);
+    // The migration reaches both servers: it migrates both databases and subscribes the reporting one.
+    expect(Object.keys(services.migrate.environment)).toEqual(['DATABASE_URL', 'REPORTING_DATABASE_URL']);
+    expect(services.migrate.environment.DATABASE_URL).toContain('@postgres-primary:5432/relay');
+    expect(services.migrate.environment.REPORTING_DATABASE_URL).toContain('@postgres-reporting:5432/relay_reporting');
+    expect(services.migrate.depends_on).toEqual({ 'postgres-primary': { condition: 'service_healthy' }, 'postgres-reporting': { condition: 'service_healthy' } });
     expect(services['notifier-worker'].command).toEqual(['node', 'services/notifier/dist/worker.js']);
     expect(services['notifier-worker'].deploy.replicas).toBeGreaterThanOrEqual(2);
     expect(services['casino-sandbox'].command).toEqual(['node', 'tools/casino-sandbox/dist/main.js']);
@@ -244,16 +260,22 @@ describe('docker compose', () => {
     const port = WORKLOADS[name];
     expect(s.healthcheck.test).toEqual(['CMD', 'node', 'docker/healthcheck.mjs', `http://127.0.0.1:${port}/readyz`]);
     for (const [key, url] of Object.entries(s.environment as Record<string, string>)) {
-      if (key.endsWith('_URL') && key !== 'DATABASE_URL' && key !== 'DATABASE_READ_URL' && key !== 'REDIS_URL' && key !== 'PUBLIC_BASE_URL') {
+      if (key.endsWith('_URL') && key !== 'DATABASE_URL' && key !== 'REPORTING_DATABASE_URL' && key !== 'REDIS_URL' && key !== 'PUBLIC_BASE_URL') {
         expect(url).toMatch(/^http:\/\/(launcher|wallet|reporting|notifier|admin):808[1-5]$|^http:\/\/backoffice:8087$/);
       }
     }
   });
 
-  it('When composed, then secrets must be supplied, reporting reads the replica, and only the gateway (and the sandbox and Grafana on loopback) is published', () => {
+  it('When composed, then secrets must be supplied, reporting, the back office and admin read the reporting server, and only the gateway (and the sandbox and Grafana on loopback) is published', () => {
     for (const key of ['ADMIN_TOKEN', 'INTERNAL_AUTH_SECRET', 'DATA_ENCRYPTION_KEY']) expect(services.wallet.environment[key]).toMatch(/^\$\{\w+:\?/);
-    expect(services.reporting.environment.DATABASE_READ_URL).toContain('@postgres-replica:5432/');
-    expect(services.wallet.environment.DATABASE_READ_URL).toBeUndefined();
+    for (const name of relay) {
+      const env = services[name].environment as Record<string, string>;
+      expect({ name, retired: env.DATABASE_READ_URL }).toEqual({ name, retired: undefined });
+      expect(env.DATABASE_URL).toContain('@postgres-primary:5432/relay');
+      if (['reporting', 'backoffice', 'admin'].includes(name)) expect({ name, url: env.REPORTING_DATABASE_URL }).toEqual({ name, url: expect.stringContaining('@postgres-reporting:5432/relay_reporting') });
+      else expect({ name, url: env.REPORTING_DATABASE_URL }).toEqual({ name, url: undefined });
+    }
+    expect(services.reporting.depends_on['postgres-reporting']).toEqual({ condition: 'service_healthy' });
     const published = Object.entries(services).filter(([, s]) => s.ports).map(([n, s]) => [n, s.ports]);
     expect(published).toEqual([
       ['gateway', ['${GATEWAY_PUBLISH:-8080}:8080']],
@@ -266,7 +288,7 @@ describe('docker compose', () => {
     expect(compose.networks.internal.internal).toBe(true);
     const onEgress = Object.entries(services).filter(([, s]) => (s.networks ?? []).includes('egress')).map(([n]) => n);
     expect(onEgress.sort()).toEqual(['notifier-worker', 'wallet']);
-    for (const name of ['postgres-primary', 'postgres-replica', 'redis', 'launcher', 'reporting', 'notifier', 'admin', 'migrate']) {
+    for (const name of ['postgres-primary', 'postgres-reporting', 'redis', 'launcher', 'reporting', 'notifier', 'admin', 'migrate']) {
       expect({ name, networks: services[name].networks }).toEqual({ name, networks: ['internal'] });
     }
   });

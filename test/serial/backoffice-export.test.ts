@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ServerResponse } from 'node:http';
 import Decimal from 'decimal.js';
-import { http as call, startPlatform, uniqueId, type TestPlatform } from '../platform';
+import { http as call, replicated, startPlatform, uniqueId, type TestPlatform } from '../platform';
 import { bo } from '../backoffice';
 
 /**
@@ -37,6 +37,11 @@ beforeAll(async () => {
      from generate_series(1, ?) g`,
     [providerId, ROWS],
   );
+  // The export reads the reporting database: the rows are there once replicated. A second barrier:
+  // both databases share this server, whose WAL sender reads the reporting database's own WAL of
+  // the copy too (minutes of it on two cores), so the lag settles only once it has read past it.
+  await replicated(120_000);
+  await replicated(120_000);
 }, 180000);
 afterAll(async () => {
   await p?.stop();

@@ -30,7 +30,7 @@ export function servedRoutes(runtimes: Partial<Record<string, Runtime>>): Record
     launcher: createLauncherApp(need('launcher'), unused),
     wallet: createWalletApp(need('wallet'), unused),
     notifier: createNotifierApp(need('notifier'), unused, {}),
-    reporting: createReportingApp({ read: reporting.db.read, verifier: reporting.verifier, logger: reporting.logger, metrics: reporting.metrics, health: Router() }),
+    reporting: createReportingApp({ read: reporting.db.reporting, verifier: reporting.verifier, logger: reporting.logger, metrics: reporting.metrics, health: Router() }),
     admin: createAdminApp(need('admin')),
     // Its own metrics: the running back office registered its gauges and counters on the runtime's registry already.
     backoffice: createBackofficeApp({ ...need('backoffice'), metrics: new ServiceMetrics('backoffice') }),

@@ -40,7 +40,7 @@ describeIf('PostgreSQL restart under load', () => {
         tally.fault('PostgreSQL stopped');
         await waitForDown(pg);
         const down = await waitForReadiness(p, (r) => r.status === 503, 10_000);
-        // Each names its database check (reporting: postgres_read, the only one it depends on).
+        // Each names its database check (reporting: postgres_reporting, the only one it depends on).
         for (const [name, r] of Object.entries(down)) expect([name, postgresCheck(r.checks)]).toEqual([name, 'down']);
         await sleep(1000); // the load keeps hitting the platform while the database is away
       } finally {
@@ -61,7 +61,7 @@ describeIf('PostgreSQL restart under load', () => {
   });
 });
 
-/** postgres (or postgres_read): 'down' when any database check is down. */
+/** postgres (or postgres_reporting): 'down' when any database check is down. */
 function postgresCheck(checks: Record<string, string>): string | undefined {
   const db = Object.entries(checks).filter(([name]) => name.startsWith('postgres'));
   if (db.length === 0) return undefined;
