@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { PUBLICATION, publicationSql } from '../replication';
-import { CREATE_PARTITION_SQL } from './replicated-partitions';
+import { CREATE_PARTITION_SQL, HEARTBEAT_TABLE_SQL } from './replicated-partitions';
 
 /**
  * The money database carries only money (docs/reporting-database.md): reporting reads its own
@@ -27,16 +27,8 @@ export const MONEY_LEDGER_INDEXES: Record<string, string> = {
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(CREATE_PARTITION_SQL);
-  await knex.raw(`
-    CREATE TABLE replication_heartbeat (
-      id      integer PRIMARY KEY CHECK (id = 1),
-      beat    bigint NOT NULL,
-      beat_at timestamptz NOT NULL,
-      -- Every transaction of the money database that started before this had ended when the beat was written.
-      horizon_at timestamptz NOT NULL
-    );
-    INSERT INTO replication_heartbeat (id, beat, beat_at, horizon_at) VALUES (1, 0, now(), '-infinity');
-  `);
+  await knex.raw(HEARTBEAT_TABLE_SQL);
+  await knex.raw(`INSERT INTO replication_heartbeat (id, beat, beat_at, horizon_at) VALUES (1, 0, now(), '-infinity')`);
   // A partitioned index cannot be dropped concurrently: the drops lock the ledger briefly. Both
   // tables are taken at once or not at all (a money call holds one and asks for the other: waiting
   // while holding the first would deadlock it), and never queued behind for long.

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { CREATE_PARTITION_SQL } from './replicated-partitions';
+import { CREATE_PARTITION_SQL, HEARTBEAT_TABLE_SQL } from './replicated-partitions';
 
 /**
  * The reporting database (docs/reporting-database.md): the ledger's copy arrives by logical
@@ -16,15 +16,8 @@ import { CREATE_PARTITION_SQL } from './replicated-partitions';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(CREATE_PARTITION_SQL);
+  await knex.raw(HEARTBEAT_TABLE_SQL);
   await knex.raw(`
-    CREATE TABLE replication_heartbeat (
-      id      integer PRIMARY KEY CHECK (id = 1),
-      beat    bigint NOT NULL,
-      beat_at timestamptz NOT NULL,
-      -- Every transaction of the money database that started before this had ended when the beat was written.
-      horizon_at timestamptz NOT NULL
-    );
-
     -- The apply worker runs with an empty search_path: the function names its own.
     CREATE FUNCTION ledger_mark_taken_over_day() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
     BEGIN

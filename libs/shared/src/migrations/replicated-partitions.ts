@@ -1,4 +1,19 @@
 /**
+ * What both databases' migrations 033 create alike. The heartbeat: the money database's row is
+ * written every REPLICATION_HEARTBEAT_MS and replicated; the reporting database's copy says how
+ * fresh it is (libs/shared replication.ts).
+ */
+export const HEARTBEAT_TABLE_SQL = `
+  CREATE TABLE replication_heartbeat (
+    id      integer PRIMARY KEY CHECK (id = 1),
+    beat    bigint NOT NULL,
+    beat_at timestamptz NOT NULL,
+    -- Every transaction of the money database that started before this had ended when the beat was written.
+    horizon_at timestamptz NOT NULL
+  );
+`;
+
+/**
  * ledger_create_partition as both databases run it since 033. Rows written while their month had
  * no partition wait in the default partition; when the month is created they leave it through a
  * DELETE and come back through an INSERT into the parent once the month is attached. Both are

@@ -10,14 +10,7 @@ export { LedgerScheduler, runJobOnce } from './scheduler';
 /** The ledger's jobs (docs/ledger.md): partitions ahead of time, and retention with key pruning. */
 export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
   return [
-    {
-      name: 'partitions',
-      intervalMs: config.LEDGER_PARTITIONS_INTERVAL_SECONDS * 1000,
-      run: async (client) => {
-        const created = await ensurePartitions(client, config.LEDGER_PARTITIONS_AHEAD_MONTHS);
-        if (created) logger.info({ created }, 'ledger partitions created');
-      },
-    },
+    partitionsJob('partitions', config, logger),
     {
       name: 'retention',
       intervalMs: config.LEDGER_RETENTION_INTERVAL_SECONDS * 1000,
@@ -39,16 +32,19 @@ export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
  * a month's rows arrive there whether or not its partition exists (they wait in the default one).
  */
 export function reportingJobs(config: Config, logger: Logger): LedgerJob[] {
-  return [
-    {
-      name: 'reporting-partitions',
-      intervalMs: config.LEDGER_PARTITIONS_INTERVAL_SECONDS * 1000,
-      run: async (client) => {
-        const created = await ensurePartitions(client, config.LEDGER_PARTITIONS_AHEAD_MONTHS);
-        if (created) logger.info({ created }, 'reporting ledger partitions created');
-      },
+  return [partitionsJob('reporting-partitions', config, logger)];
+}
+
+/** Partitions ahead of time (LEDGER_PARTITIONS_AHEAD_MONTHS), on the database the job's scheduler runs on. */
+function partitionsJob(name: string, config: Config, logger: Logger): LedgerJob {
+  return {
+    name,
+    intervalMs: config.LEDGER_PARTITIONS_INTERVAL_SECONDS * 1000,
+    run: async (client) => {
+      const created = await ensurePartitions(client, config.LEDGER_PARTITIONS_AHEAD_MONTHS);
+      if (created) logger.info({ created, job: name }, 'ledger partitions created');
     },
-  ];
+  };
 }
 
 /**
