@@ -44,7 +44,7 @@ interface WalRecord {
  * tablespace/database/relfilenode; a lock logged for standbys names it in its description) among
  * everything the server wrote while `work` ran, but for the replicated heartbeat's row, which the
  * platform rewrites every second whatever the money calls do (docs/reporting-database.md), and
- * autovacuum's statistics of its table.
+ * PostgreSQL's own upkeep of its system catalogs.
  */
 async function walOfThisDatabase(work: () => Promise<void>): Promise<WalRecord[]> {
   const db = p.db.primary;
@@ -61,12 +61,15 @@ async function walOfThisDatabase(work: () => Promise<void>): Promise<WalRecord[]
   const result = await db.raw(
     `SELECT start_lsn::text AS lsn, xid::text AS xid, resource_manager AS rmgr, record_type AS type, description, coalesce(block_ref, '') AS blocks
        FROM pg_get_wal_records_info(?::pg_lsn, ?::pg_lsn), (SELECT oid::text AS oid FROM pg_database WHERE datname = current_database()) d,
-            (SELECT pg_relation_filenode('replication_heartbeat')::text AS heartbeat, pg_relation_filenode('pg_class')::text AS pg_class) h
+            (SELECT pg_relation_filenode('replication_heartbeat')::text AS heartbeat) h
       WHERE (block_ref ~ ('rel [0-9]+/' || d.oid || '/') OR description ~ ('\\mdb ' || d.oid || '\\M'))
         AND coalesce(block_ref, '') !~ ('rel [0-9]+/' || d.oid || '/' || h.heartbeat || '( |$)')
-        -- autovacuum's statistics of the heartbeat's table (rewritten every second): an in-place,
-        -- non-transactional update of pg_class, which no statement of a money call makes
-        AND NOT (record_type = 'INPLACE' AND xid = 0 AND coalesce(block_ref, '') ~ ('rel [0-9]+/' || d.oid || '/' || h.pg_class || '( |$)'))`,
+        -- PostgreSQL's own upkeep of its system catalogs, outside any transaction: autovacuum's
+        -- statistics of the heartbeat's table (rewritten every second), an in-place update of
+        -- pg_class, and the pruning of dead catalog rows by whichever backend reads their page
+        -- first. No statement of a money call writes a catalog.
+        AND NOT (xid = 0 AND record_type IN ('INPLACE', 'PRUNE', 'VISIBLE')
+                 AND coalesce(substring(block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)')::bigint, 0) < 16384)`,
     [from, to],
   );
   return result.rows as WalRecord[];
