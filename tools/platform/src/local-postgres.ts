@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { walLevelOf } from '@relay/shared';
 
 /**
  * A PostgreSQL server the platform can run on, on this machine: the money database publishes its
@@ -41,17 +41,9 @@ export const LOCAL_SETTINGS: Record<string, string> = {
 
 const DEFAULT_PORT = 5439;
 
-export async function walLevel(baseUrl: string): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: `${baseUrl}/postgres`, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    const { rows } = await client.query<{ wal_level: string }>('SHOW wal_level');
-    return rows[0].wal_level;
-  } catch {
-    return undefined;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+/** The server's wal_level, or undefined when it does not answer (walLevelOf, through its `postgres` database). */
+export function walLevel(baseUrl: string): Promise<string | undefined> {
+  return walLevelOf(`${baseUrl}/postgres`).catch(() => undefined);
 }
 
 /** The newest server binaries installed (Debian: /usr/lib/postgresql/<major>/bin). */
