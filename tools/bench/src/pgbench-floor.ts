@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,35 +15,75 @@ import { claimOrFindStatement, debitSuccessStatement, settleStatement, type Move
  * pair through the gateway sends to PostgreSQL. A script is two money calls: callsPerSecond is
  * twice pgbench's tps.
  */
-export function pgbenchFloor(dbUrl: string, seconds: number, clients = 16, names: FloorNames = BENCH_NAMES): { tps: number; callsPerSecond: number; script: string } | null {
+export async function pgbenchFloor(dbUrl: string, seconds: number, clients = 16, names: FloorNames = BENCH_NAMES): Promise<{ tps: number; callsPerSecond: number; calls: number; script: string } | null> {
   if (!hasPgbench()) return null;
   const script = pgbenchScript(names);
-  // The wallet's session settings, as its connections run them.
-  const tps = pgbenchTps(dbUrl, script, { clients, seconds, settings: sessionSettings(MONEY_PATH_POOL) });
-  return { tps, callsPerSecond: 2 * tps, script };
+  // The wallet's session settings, as its connections run them. Run without blocking this process,
+  // so what measures the CPU around it goes on (cpu.ts watchEnding: pgbench's backends end with it).
+  const { tps, transactions } = await pgbenchRun(dbUrl, script, { clients, seconds, settings: sessionSettings(MONEY_PATH_POOL) });
+  // calls: the money calls the run made (two per script), what its CPU is divided by.
+  return { tps, callsPerSecond: 2 * tps, calls: 2 * transactions, script };
 }
 
 export function hasPgbench(): boolean {
   return spawnSync('pgbench', ['--version']).status === 0;
 }
 
+type PgbenchRun = { clients: number; seconds: number; settings: Record<string, string> };
+
 /** pgbench's transactions per second for `script`, with prepared statements, its connections starting with `settings`. */
-export function pgbenchTps(dbUrl: string, script: string, run: { clients: number; seconds: number; settings: Record<string, string> }): number {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-pgbench-'));
+export function pgbenchTps(dbUrl: string, script: string, run: PgbenchRun): number {
+  const { file, remove } = scriptFile(script);
   try {
-    const file = path.join(dir, 'script.sql');
-    writeFileSync(file, script);
-    const options = Object.entries(run.settings).map(([name, value]) => `-c ${name}=${value}`);
-    const result = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(run.clients), '-j', '2', '-T', String(run.seconds), '-f', file, dbUrl], {
-      encoding: 'utf8',
-      env: { ...process.env, PGOPTIONS: [process.env.PGOPTIONS, ...options].filter(Boolean).join(' ') },
-    });
-    const match = /tps = ([\d.]+)/.exec(result.stdout ?? '');
-    if (result.status !== 0 || !match) throw new Error(`pgbench failed: ${result.stderr || result.stdout}`);
-    return Number(match[1]);
+    const { command, args, env } = pgbenchCommand(dbUrl, file, run);
+    const result = spawnSync(command, args, { encoding: 'utf8', env });
+    return pgbenchResult(result.status, result.stdout ?? '', result.stderr ?? '').tps;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    remove();
   }
+}
+
+/** pgbenchTps without blocking, with the number of transactions the run completed. */
+export async function pgbenchRun(dbUrl: string, script: string, run: PgbenchRun): Promise<{ tps: number; transactions: number }> {
+  const { file, remove } = scriptFile(script);
+  try {
+    const { command, args, env } = pgbenchCommand(dbUrl, file, run);
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const status = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    return pgbenchResult(status, stdout, stderr);
+  } finally {
+    remove();
+  }
+}
+
+function scriptFile(script: string): { file: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-pgbench-'));
+  const file = path.join(dir, 'script.sql');
+  writeFileSync(file, script);
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+function pgbenchCommand(dbUrl: string, file: string, run: PgbenchRun): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const options = Object.entries(run.settings).map(([name, value]) => `-c ${name}=${value}`);
+  return {
+    command: 'pgbench',
+    args: ['-n', '-M', 'prepared', '-c', String(run.clients), '-j', '2', '-T', String(run.seconds), '-f', file, dbUrl],
+    env: { ...process.env, PGOPTIONS: [process.env.PGOPTIONS, ...options].filter(Boolean).join(' ') },
+  };
+}
+
+function pgbenchResult(status: number | null, stdout: string, stderr: string): { tps: number; transactions: number } {
+  const match = /tps = ([\d.]+)/.exec(stdout);
+  const processed = /number of transactions actually processed: (\d+)/.exec(stdout);
+  if (status !== 0 || !match || !processed) throw new Error(`pgbench failed: ${stderr || stdout}`);
+  return { tps: Number(match[1]), transactions: Number(processed[1]) };
 }
 
 /** Who the floor's calls are recorded for: the bench's provisioned studio, game and casino. */
