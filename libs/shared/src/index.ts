@@ -18,12 +18,6 @@ export * from './health';
 export * from './lifecycle';
 export * from './runtime';
 export { migrationSource, reportingMigrationSource } from './migrations';
-export {
-  LIVE as LEDGER_LIVE_MIGRATION,
-  KEY_TABLES as LEDGER_KEY_TABLES,
-  MONEY_INDEXES as LEDGER_MONEY_INDEXES,
-  liveMigrationStep,
-} from './migrations/007_ledger_partitions';
 export { LATE_COMPLETION } from './migrations/021_late_completion_indexes';
 export { lateKeysQuery } from './migrations/027_late_keys_function';
 export * from './sessions';

@@ -1,6 +1,5 @@
-import knexFactory from 'knex';
 import pg from 'pg';
-import { ensureDatabaseExists, migrateToLatest, migrationSource } from '@relay/shared';
+import { migrateToLatest } from '@relay/shared';
 import {
   BENCH_DATABASE_URL,
   CASINOS,
@@ -24,26 +23,7 @@ import {
  *                       migrated when missing; its name must contain "bench" since it is wiped)
  *   BENCH_ROUNDS        rounds to load (default 2500000; two transactions each)
  *   BENCH_RESEED=1      reload even when the data set is already there
- *   BENCH_LAYOUT=legacy the layout before 007_ledger_partitions (one heap per table, no key records),
- *                       for measuring that migration (ledger-migration-bench)
  */
-const LEGACY = process.env.BENCH_LAYOUT === 'legacy';
-
-/** Migrates to the last migration before the partitioned ledger. */
-async function migrateToLegacy(url: string): Promise<void> {
-  await ensureDatabaseExists(url);
-  const db = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
-  try {
-    for (const migration of (await migrationSource.getMigrations([])) as string[]) {
-      if (migration >= '007') break;
-      const [done] = await db.raw(`SELECT to_regclass('knex_migrations') IS NOT NULL AS t`).then((r) => r.rows as { t: boolean }[]);
-      const applied = done.t ? (await db.raw('SELECT 1 FROM knex_migrations WHERE name = ?', [migration])).rowCount : 0;
-      if (!applied) await db.migrate.up({ migrationSource, name: migration });
-    }
-  } finally {
-    await db.destroy();
-  }
-}
 
 const CHUNK = 250_000;
 
@@ -122,7 +102,7 @@ async function main(): Promise<void> {
   if (!dbName.includes('bench') && process.env.BENCH_ALLOW_ANY_DB !== '1') {
     throw new Error(`refusing to wipe "${dbName}": the benchmark database name must contain "bench"`);
   }
-  await (LEGACY ? migrateToLegacy(BENCH_DATABASE_URL) : migrateToLatest(BENCH_DATABASE_URL));
+  await migrateToLatest(BENCH_DATABASE_URL);
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL, application_name: 'relay-bench-seed' });
   await client.connect();
   const q = (sql: string, values?: unknown[]) => client.query(sql, values);
@@ -144,10 +124,10 @@ async function main(): Promise<void> {
     await q(`SET synchronous_commit = off`);
     await q(`SET maintenance_work_mem = '1GB'`);
     await q(`SET max_parallel_maintenance_workers = 2`);
-    await q(LEGACY ? `TRUNCATE transaction_attempts, transactions, rounds` : `TRUNCATE transaction_attempts, transactions, rounds, transaction_keys, round_keys`);
+    await q(`TRUNCATE transaction_attempts, transactions, rounds, transaction_keys, round_keys`);
     // The months the data spans get their partitions first (the migration made only the current
     // month and the months ahead): nothing lands in the default partitions.
-    if (!LEGACY) await q(`SELECT ledger_create_partition(p, m::date)
+    await q(`SELECT ledger_create_partition(p, m::date)
                FROM generate_series(date_trunc('month', (now() - interval '${SPAN_DAYS} days') AT TIME ZONE 'UTC'),
                                     date_trunc('month', now() AT TIME ZONE 'UTC'), interval '1 month') m,
                     unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) p`);
@@ -176,18 +156,14 @@ async function main(): Promise<void> {
       step(`transactions of rounds ${lo}..${hi}`);
     }
     // The idempotency keys of every record, as the wallet's claims would have written them.
-    if (!LEGACY) {
-      await q(`INSERT INTO transaction_keys (provider_id, transaction_id, id, created_at) SELECT provider_id, transaction_id, id, created_at FROM transactions`);
-      await q(`INSERT INTO round_keys (provider_id, round_id, id, created_at) SELECT provider_id, round_id, id, created_at FROM rounds`);
-      step('transaction and round keys');
-    }
+    await q(`INSERT INTO transaction_keys (provider_id, transaction_id, id, created_at) SELECT provider_id, transaction_id, id, created_at FROM transactions`);
+    await q(`INSERT INTO round_keys (provider_id, round_id, id, created_at) SELECT provider_id, round_id, id, created_at FROM rounds`);
+    step('transaction and round keys');
     await restoreIndexes(q, step);
     await q(`VACUUM (ANALYZE) rounds`);
     await q(`VACUUM (ANALYZE) transactions`);
-    if (!LEGACY) {
-      await q(`VACUUM (ANALYZE) transaction_keys`);
-      await q(`VACUUM (ANALYZE) round_keys`);
-    }
+    await q(`VACUUM (ANALYZE) transaction_keys`);
+    await q(`VACUUM (ANALYZE) round_keys`);
     step('vacuum analyze (visibility map for index-only scans, fresh statistics)');
     await q(`UPDATE bench_seed_info SET finished = true`);
     const counts = await q(`SELECT (SELECT count(*) FROM rounds) AS rounds, (SELECT count(*) FROM transactions) AS transactions`);

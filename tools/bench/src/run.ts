@@ -33,8 +33,6 @@ const BENCHES: { name: string; scripts: Script[]; when?: () => boolean }[] = [
   // refuses a database that is not seeded.
   { name: 'reporting', scripts: [...seeds, 'reporting-bench.js'], when: reporting },
   { name: 'backoffice', scripts: ['backoffice-bench.js'], when: reporting },
-  // Loads the data set in the old layout and migrates it: minutes, and a database of its own.
-  { name: 'ledger-migration', scripts: ['ledger-migration-bench.js'], when: () => process.env.BENCH_LEDGER_MIGRATION === '1' },
 ];
 
 let failed = false;
@@ -55,7 +53,7 @@ for (const bench of BENCHES) {
 }
 
 // Each measured section, then its hand-written notes (`<name>-notes.md`) when there are some.
-const sections = ['money', 'plan-cache', 'money-at-scale', 'round-ended', 'reporting', 'bytes', 'backoffice', 'ledger-migration']
+const sections = ['money', 'plan-cache', 'money-at-scale', 'round-ended', 'reporting', 'bytes', 'backoffice']
   .flatMap((name) => [path.join(RESULTS, `${name}.md`), path.join(RESULTS, `${name}-notes.md`)])
   .filter((file) => existsSync(file))
   .map((file) => readFileSync(file, 'utf8').trim());

@@ -21,7 +21,7 @@ export const DROPPED_INDEXES: readonly string[] = [
 /** The secondary indexes the ledger keeps on the money database, each with what uses it (docs/ledger.md). */
 export const MONEY_LEDGER_INDEXES: Record<string, string> = {
   transactions_group_status_time: "the abandoned-transaction alarm: PENDING per studio older than the in-flight window (services/wallet data/transactions.ts, abandonedTransactions)",
-  transactions_created_id: 'moving rows out of the default partition when a month is created, and the legacy retention chunks (services/admin ledger)',
+  transactions_created_id: 'moving rows out of the default partition when a month is created (ledger_create_partition)',
   rounds_created_id: 'the same, for rounds',
 };
 

@@ -71,11 +71,7 @@ function monthRows(spec: TableSpec, month: string, alias: string = spec.table): 
 
 /** Counts and sums of one month of one table, in SQL (the side the file is compared with). */
 export async function sqlFacts(client: pg.ClientBase, spec: TableSpec, month: string): Promise<TableFacts> {
-  return sqlFactsFrom(client, spec, monthRows(spec, month).sql);
-}
-
-/** Counts and sums of the rows a FROM clause selects (`from`: built by this module's callers, never from a caller's text). */
-export async function sqlFactsFrom(client: pg.ClientBase, spec: TableSpec, from: string): Promise<TableFacts> {
+  const from = monthRows(spec, month).sql;
   const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${from}`);
   let sums: Record<string, string>[] = [];
   if (spec.groups.length) {
@@ -159,11 +155,10 @@ export async function exportTable(client: pg.ClientBase, spec: TableSpec, month:
 }
 
 /** Recomputes count and sums from a file's own contents (gunzip + CSV parse, streamed). */
-export async function fileFacts(spec: TableSpec, file: string, columns?: string[]): Promise<TableFacts> {
+export async function fileFacts(spec: TableSpec, file: string): Promise<TableFacts> {
   let rows = 0;
   const totals = new Map<string, { group: Record<string, string>; sums: MoneyValue[] }>();
-  // A file without a header row (a chunk of a legacy month) is read with the columns given.
-  const parser = parse({ columns: columns ?? true });
+  const parser = parse({ columns: true });
   const count = new Transform({
     objectMode: true,
     transform(record: Record<string, string>, _enc, done) {
@@ -185,18 +180,6 @@ export async function fileFacts(spec: TableSpec, file: string, columns?: string[
     .map(({ group, sums: s }) => ({ ...group, ...Object.fromEntries(spec.amounts.map((a, i) => [a, s[i].toFixed(2)])) }))
     .sort((x, y) => compareGroups(spec, x, y));
   return { rows, sums };
-}
-
-/** The facts of two disjoint sets of rows of one table, as one (sums added exactly, per group). */
-export function addFacts(spec: TableSpec, a: TableFacts, b: TableFacts): TableFacts {
-  const totals = new Map<string, Record<string, string>>();
-  for (const entry of [...a.sums, ...b.sums]) {
-    const key = JSON.stringify(spec.groups.map((g) => entry[g]));
-    const seen = totals.get(key);
-    if (!seen) totals.set(key, { ...entry });
-    else for (const amount of spec.amounts) seen[amount] = money(seen[amount]).plus(money(entry[amount])).toFixed(2);
-  }
-  return { rows: a.rows + b.rows, sums: [...totals.values()].sort((x, y) => compareGroups(spec, x, y)) };
 }
 
 /** The same order as SQL's ORDER BY of the group columns (C collation of plain ASCII ids). */

@@ -6,7 +6,6 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createLogger, loadConfig } from '@relay/shared';
 import { ledgerJobs } from './index';
-import { migrateLive } from './live-migration';
 import { restoreMonth } from './restore';
 import { runJobOnce } from './scheduler';
 import { archiveStore } from './store';
@@ -19,9 +18,6 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
  *   archive                                   run the retention job once (under its lock)
  *   verify [--deep]                           walk the archive chain; exit 1 on any problem
  *   restore --month YYYY-MM --database URL    load one archived month into a database
- *   migrate-live [--prepare-only] [--batch-size N]
- *                                             move a ledger of the layout before 007 to the partitioned
- *                                             layout while money calls run (safe to interrupt and rerun)
  * Configuration from the environment, as the admin service reads it.
  */
 async function main(argv: string[]): Promise<number> {
@@ -32,8 +28,6 @@ async function main(argv: string[]): Promise<number> {
       month: { type: 'string' },
       database: { type: 'string' },
       deep: { type: 'boolean' },
-      'prepare-only': { type: 'boolean' },
-      'batch-size': { type: 'string' },
     },
   });
   const config = loadConfig(process.env, { process: 'admin' });
@@ -70,20 +64,8 @@ async function main(argv: string[]): Promise<number> {
       out(JSON.stringify(report, null, 2));
       return 0;
     }
-    case 'migrate-live': {
-      const batchSize = values['batch-size'] ? Number(values['batch-size']) : undefined;
-      if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize > 0)) throw new Error('--batch-size must be a positive integer');
-      const report = await migrateLive(config.DATABASE_URL, {
-        batchSize,
-        prepareOnly: values['prepare-only'],
-        log: (line) => out(`migrate-live: ${line}`),
-      });
-      out(JSON.stringify(report, null, 2));
-      if (report.state === 'ready') out('ready: the switch runs with `npm run ledger -- migrate-live` again or with the new release\'s migrations');
-      return 0;
-    }
     default:
-      console.error('usage: npm run ledger -- archive | verify [--deep] | restore --month YYYY-MM --database URL | migrate-live [--prepare-only] [--batch-size N]');
+      console.error('usage: npm run ledger -- archive | verify [--deep] | restore --month YYYY-MM --database URL');
       return 2;
   }
 }

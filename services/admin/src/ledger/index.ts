@@ -21,7 +21,7 @@ export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
           store: archiveStore(config),
           logger,
         });
-        if (result.archived.length || result.prunedKeys || result.droppedLegacy) logger.info(result, 'ledger retention done');
+        if (result.archived.length || result.prunedKeys) logger.info(result, 'ledger retention done');
       },
     },
   ];

@@ -23,11 +23,7 @@ export async function partitionHealth(query: (sql: string) => Promise<{ rows: Re
     SELECT t.parent_table,
            (SELECT coalesce(min(g.i), 121) - 1 FROM generate_series(0, 120) AS g(i)
              WHERE NOT EXISTS (SELECT 1 FROM ledger_partitions p WHERE p.parent_table = t.parent_table
-                                 AND p.month = ((SELECT m FROM this_month) + make_interval(months => g.i))::date)
-               -- a month inside the old table's partition after a live migration (011)
-               AND NOT ledger_partition_covers(t.parent_table,
-                     ((SELECT m FROM this_month) + make_interval(months => g.i))::timestamp AT TIME ZONE 'UTC',
-                     ((SELECT m FROM this_month) + make_interval(months => g.i + 1))::timestamp AT TIME ZONE 'UTC'))::int AS months_ahead
+                                 AND p.month = ((SELECT m FROM this_month) + make_interval(months => g.i))::date))::int AS months_ahead
       FROM unnest(ARRAY['transactions', 'transaction_attempts', 'rounds']) AS t(parent_table)`);
   const defaults = await query(`
     SELECT 'transactions' AS parent_table, (SELECT count(*) FROM transactions_pdefault)::int AS n

@@ -20,7 +20,6 @@ import {
 import type { ArchiveStore } from './store';
 import type { MoneyTable } from './partitions';
 import { replaceMonthRollups } from './archived-rollups';
-import { archiveLegacyMonth, dropLegacyWhenEmpty, dueLegacyMonths, isLegacyMonth, removeLegacyChunkFiles } from './legacy-retention';
 
 /**
  * Retention (docs/ledger.md, "Retention and archives"): each whole month older than
@@ -37,8 +36,6 @@ import { archiveLegacyMonth, dropLegacyWhenEmpty, dueLegacyMonths, isLegacyMonth
  *      its rows (a takeover since the rollup job's last count would otherwise be lost: the job
  *      never counts an archived month again), state `archived`, DROP the partitions.
  * A month not `archived` is redone from step 1 on the next run; files are rewritten in place.
- * Months inside the legacy partition of a live migration have no partition to drop: their rows
- * leave in verified chunks instead (legacy-retention.ts), into the same files and chain.
  */
 
 export interface RetentionOptions {
@@ -57,8 +54,6 @@ export interface RetentionOptions {
    */
   parentLockTimeoutMs?: number;
   keyBatch?: number;
-  /** Rows per chunk of a legacy month (default 5,000): the most rows one chunk's transaction locks. */
-  legacyBatch?: number;
 }
 
 export type RetentionStep =
@@ -69,16 +64,7 @@ export type RetentionStep =
   | 'locked'
   | 'keys-copied'
   | 'rollups-replaced'
-  | 'dropped'
-  | 'legacy-registered'
-  | 'legacy-chunk-written'
-  | 'legacy-chunk-removed'
-  | 'legacy-chunk-committed'
-  | 'legacy-files-assembled'
-  | 'legacy-manifest-written'
-  | 'legacy-rollups-replaced'
-  | 'legacy-archived'
-  | 'legacy-drop-locked';
+  | 'dropped';
 
 interface Digests {
   [table: string]: string;
@@ -105,19 +91,12 @@ export async function dueMonths(client: pg.ClientBase, retentionMonths: number):
 export async function runRetention(
   client: pg.Client,
   options: RetentionOptions,
-): Promise<{ archived: string[]; prunedKeys: number; droppedLegacy: boolean }> {
+): Promise<{ archived: string[]; prunedKeys: number }> {
   const archived: string[] = [];
-  let droppedLegacy = false;
   if (options.retentionMonths !== undefined) {
     const latest = await client.query<{ month: string }>(`SELECT to_char(max(month), 'YYYY-MM-DD') AS month FROM ledger_archives WHERE state = 'archived'`);
     const newest = latest.rows[0].month;
-    const legacy = await dueLegacyMonths(client, options.retentionMonths);
-    const skipped = legacy.filter((m) => newest && m < newest);
-    if (skipped.length) {
-      // Archived before the legacy path existed, the chain starts after them: they stay (docs/ledger.md).
-      options.logger.warn({ months: skipped.map(monthLabel) }, 'ledger legacy months older than the chain: left in the legacy partition');
-    }
-    const due = [...new Set([...(await dueMonths(client, options.retentionMonths)), ...legacy.filter((m) => !skipped.includes(m))])].sort();
+    const due = await dueMonths(client, options.retentionMonths);
     const behind = due.filter((m) => newest && m < newest);
     if (behind.length) {
       // The chain runs in month order: an older month archived now would not fit in it.
@@ -127,19 +106,12 @@ export async function runRetention(
     }
     for (const month of due) {
       // In month order, stopping at the first failure, so the chain never skips a month.
-      if (await isLegacyMonth(client, month)) {
-        await assertNoDefaultRows(client, month);
-        await archiveLegacyMonth(client, month, options);
-      } else {
-        await archiveMonth(client, month, options);
-      }
+      await archiveMonth(client, month, options);
       archived.push(monthLabel(month));
     }
-    await removeLegacyChunkFiles(client, options.store.dir);
-    droppedLegacy = await dropLegacyWhenEmpty(client, options.retentionMonths, options);
   }
   const prunedKeys = await pruneKeys(client, options.idempotencyDays, options.keyBatch ?? 10000);
-  return { archived, prunedKeys, droppedLegacy };
+  return { archived, prunedKeys };
 }
 
 export async function archiveMonth(client: pg.Client, month: string, options: RetentionOptions): Promise<void> {
