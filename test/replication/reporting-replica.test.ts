@@ -102,30 +102,46 @@ describe('When rows wait in the default partition and their month is created', (
 });
 
 describe('When a takeover repeats a failed transaction on the money database', () => {
-  it('then the reporting database marks its day for a recount itself, from the replicated row', async () => {
+  it('then the reporting database moves it between its counts itself, from the replicated rows (migration 034, fired by the apply worker)', async () => {
     const groupId = uniqueId('grp-takeover');
     const id = randomUUID();
     const day = '2026-03-14';
+    const counts = async () => (await p.db.reporting('ledger_counts_transactions').where({ group_id: groupId, day })
+      .select('game_id', 'status', p.db.reporting.raw('n::int AS n'), p.db.reporting.raw('amount::text AS amount')).orderBy(['game_id', 'status'])) as unknown[];
+    const players = async () => (await p.db.reporting('ledger_counts_players').where({ group_id: groupId, day }).select('player_id', p.db.reporting.raw('n::int AS n')).orderBy('player_id')) as unknown[];
     await p.db.primary('transactions').insert({
-      id, provider_id: 'cas-takeover', transaction_id: groupId, category: 'CASH_IN', status: 'FAILED', group_id: groupId, game_id: 1,
+      id, provider_id: 'cas-takeover', transaction_id: groupId, category: 'CASH_OUT', status: 'FAILED', group_id: groupId, game_id: 1,
       player_id: 'pl', session_id: 's', round_id: 'r', amount: '5.00', currency: 'EUR', language: 'en', request_fingerprint: 'f',
       created_at: `${day}T23:59:59Z`,
     });
     await replicated();
-    await p.db.reporting('rollup_stale_days').where({ day }).delete();
-    // What the wallet's takeover statement does: the record goes back to PENDING with its attempt raised.
-    await p.db.primary('transactions').where({ id }).update({ status: 'PENDING', attempt: 2, claimed_at: p.db.primary.fn.now() });
+    expect(await counts()).toEqual([{ game_id: 1, status: 'FAILED', n: 1, amount: '5.00' }]);
+    // What the wallet's takeover statement does: the record goes back to PENDING with its attempt
+    // raised, rewritten (another game, another amount); then the repeat succeeds.
+    await p.db.primary('transactions').where({ id }).update({ status: 'PENDING', attempt: 2, game_id: 2, amount: '7.50', claimed_at: p.db.primary.fn.now() });
+    await p.db.primary('transactions').where({ id }).update({ status: 'SUCCESS', completed_at: p.db.primary.fn.now() });
     await replicated();
-    expect(await p.db.reporting('rollup_stale_days').where({ day }).select('day')).toHaveLength(1);
+    // Every key the row passed through stays, at zero.
+    expect(await counts()).toEqual([
+      { game_id: 1, status: 'FAILED', n: 0, amount: '0.00' },
+      { game_id: 2, status: 'PENDING', n: 0, amount: '0.00' },
+      { game_id: 2, status: 'SUCCESS', n: 1, amount: '7.50' },
+    ]);
+    expect(await players()).toEqual([{ player_id: 'pl', n: 1 }]);
+    // A replicated delete leaves the counts as if the row had never been.
+    await p.db.primary('transactions').where({ id }).delete();
+    await replicated();
+    expect((await counts()).map((c) => (c as { n: number }).n)).toEqual([0, 0, 0]);
+    expect(await players()).toEqual([{ player_id: 'pl', n: 0 }]);
   });
 
-  it('then a month the reporting database partitions later carries the same trigger, firing for the apply worker too', async () => {
+  it('then a month the reporting database partitions later carries the same triggers, firing for the apply worker too', async () => {
     const month = `20${40 + Math.floor(Math.random() * 50)}-1${Math.floor(Math.random() * 3)}`;
     await p.db.reporting.raw('SELECT ledger_create_partition(?, ?::date)', ['transactions', `${month}-01`]);
     const { rows } = await p.db.reporting.raw<{ rows: { tgenabled: string }[] }>(
-      `SELECT t.tgenabled FROM pg_trigger t WHERE t.tgrelid = ?::regclass AND t.tgname = 'transactions_taken_over'`,
+      `SELECT t.tgname, t.tgenabled FROM pg_trigger t WHERE t.tgrelid = ?::regclass AND t.tgname LIKE 'transactions_%counted' ORDER BY 1`,
       [`transactions_p${month.replace('-', '_')}`],
     );
-    expect(rows).toEqual([{ tgenabled: 'A' }]);
+    expect(rows).toEqual([{ tgname: 'transactions_counted', tgenabled: 'A' }, { tgname: 'transactions_recounted', tgenabled: 'A' }]);
   });
 });

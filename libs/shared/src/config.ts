@@ -61,8 +61,6 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: positiveInt(15000),
     NOTIFIER_WORKER_CONCURRENCY: positiveInt(50),
-    // The daily ledger rollups (docs/ledger.md, "Exact totals"): how often the admin service looks for closed days and counts today up to its watermark; 0: never.
-    LEDGER_ROLLUP_INTERVAL_MS: z.coerce.number().int().min(0).default(300000),
     // The public edge (docs/deploying.md, "Edge limits").
     GATEWAY_HEADERS_TIMEOUT_MS: positiveInt(10000),
     GATEWAY_BODY_TIMEOUT_MS: positiveInt(10000),
@@ -93,6 +91,11 @@ export const configSchema = z
     /** Whole months older than this are archived and dropped; unset keeps everything. */
     LEDGER_RETENTION_MONTHS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().positive().optional()),
     LEDGER_RETENTION_INTERVAL_SECONDS: positiveInt(86400),
+    /**
+     * The reporting database's own retention: whole months older than this are dropped there (their
+     * counts stay, so reports still cover them; the lists do not). Unset keeps everything.
+     */
+    REPORTING_RETENTION_MONTHS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().positive().optional()),
     LEDGER_ARCHIVE_DIR: z.string().min(1).default('./var/ledger-archive'),
     LEDGER_ARCHIVE_S3_BUCKET: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
     LEDGER_ARCHIVE_S3_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
@@ -106,6 +109,16 @@ export const configSchema = z
     }
     if (env.BACKOFFICE_SESSION_IDLE_SECONDS > env.BACKOFFICE_SESSION_MAX_SECONDS) {
       ctx.addIssue({ code: 'custom', path: ['BACKOFFICE_SESSION_IDLE_SECONDS'], message: 'must not be longer than BACKOFFICE_SESSION_MAX_SECONDS' });
+    }
+    // The reporting database drops a month only once no money call can change its rows: after the
+    // money database archived it, and past the idempotency window (a repeat may take a record over).
+    if (env.REPORTING_RETENTION_MONTHS !== undefined) {
+      if (env.LEDGER_RETENTION_MONTHS !== undefined && env.REPORTING_RETENTION_MONTHS < env.LEDGER_RETENTION_MONTHS) {
+        ctx.addIssue({ code: 'custom', path: ['REPORTING_RETENTION_MONTHS'], message: 'must not be shorter than LEDGER_RETENTION_MONTHS' });
+      }
+      if (env.REPORTING_RETENTION_MONTHS * 28 <= env.IDEMPOTENCY_RETENTION_DAYS) {
+        ctx.addIssue({ code: 'custom', path: ['REPORTING_RETENTION_MONTHS'], message: 'must cover IDEMPOTENCY_RETENTION_DAYS (a repeat may still change a row that old)' });
+      }
     }
     if (env.NODE_ENV !== 'production') return;
     for (const [name, value] of Object.entries(DEV_SECRETS)) {

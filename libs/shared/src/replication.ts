@@ -185,15 +185,38 @@ const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
  */
 export async function dropSubscription(moneyUrl: string, reportingUrl: string): Promise<void> {
   const name = subscriptionName(reportingUrl);
+  let syncSlots: string | undefined;
   await withClient(reportingUrl, async (c) => {
-    const found = await c.query('SELECT 1 FROM pg_subscription WHERE subname = $1', [name]);
+    const found = await c.query<{ oid: string }>('SELECT oid::text FROM pg_subscription WHERE subname = $1', [name]);
     if (!found.rowCount) return;
     await c.query(`ALTER SUBSCRIPTION ${name} DISABLE`);
+    // DROP SUBSCRIPTION drops the slots of tables still in their first copy, and a copy's worker that
+    // is creating its slot waits for every open transaction, the DROP's included: each would wait for
+    // the other for ever. So the DROP waits until the disabled subscription's workers have exited, and
+    // ends the publisher's half of a copy that is still creating its slot.
+    const slots = `pg\\_${found.rows[0].oid}\\_sync\\_%`;
+    syncSlots = slots;
+    await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (publisher) => {
+      for (let i = 0; ; i += 1) {
+        const workers = await c.query('SELECT 1 FROM pg_stat_subscription WHERE subname = $1 AND pid IS NOT NULL', [name]);
+        const senders = await publisher.query<{ pid: number }>('SELECT active_pid AS pid FROM pg_replication_slots WHERE slot_name LIKE $1 AND active_pid IS NOT NULL', [slots]);
+        if (!workers.rowCount && !senders.rowCount) return;
+        if (i === 40) for (const { pid } of senders.rows) await publisher.query('SELECT pg_terminate_backend($1)', [pid]);
+        if (i > 400) throw new Error(`the subscription ${name}'s workers did not stop`);
+        await sleep(25);
+      }
+    });
     await c.query(`ALTER SUBSCRIPTION ${name} SET (slot_name = NONE)`);
     await c.query(`DROP SUBSCRIPTION ${name}`);
   }).catch((err: { code?: string }) => {
     if (err.code !== '3D000') throw err; // the reporting database is gone already
   });
+  // The copies' slots a disabled subscription left behind (SET slot_name = NONE: the DROP does not connect).
+  if (syncSlots) {
+    await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (c) => {
+      await c.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE $1 AND NOT active', [syncSlots]);
+    });
+  }
   await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (c) => {
     for (let i = 0; i < 100; i += 1) {
       const { rows } = await c.query<{ active: boolean }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [name]);

@@ -12,8 +12,6 @@ export async function startAdmin(rt: Runtime, port: number): Promise<{ server: R
   return { server: await listen(createAdminApp(rt), port, rt.config.SERVICE_HOST) };
 }
 
-// The daily ledger rollups' job, for tools that catch a ledger up before measuring it (tools/bench).
-export { runRollups, type RollupRun } from './ledger/rollups';
 
 // The request schemas and routes, from which the API reference (tools/openapi) is generated.
 export { casinoBody, casinoPath, casinoRoutes } from './routes/casinos';

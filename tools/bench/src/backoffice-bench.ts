@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { closeRuntime, createLogger, createRuntime, IdentitySigner, listen, loadConfig } from '@relay/shared';
 import { createBackofficeApp } from '@relay/backoffice';
-import { catchUpRollups, GAME_PROVIDERS, groupId, readOnly, scaleLabel } from './reporting-data';
+import { analyzeCounts, GAME_PROVIDERS, groupId, readOnly, scaleLabel } from './reporting-data';
 
 /**
  * The back office's money views at 30M transactions (issue 19): p95 of search (with its exact
@@ -17,13 +17,10 @@ import { catchUpRollups, GAME_PROVIDERS, groupId, readOnly, scaleLabel } from '.
  *
  *   BENCH_BACKOFFICE_URL  the seeded database (default BENCH_REPORTING_LARGE_URL, else relay_bench_30m)
  *   BENCH_SAMPLES         timed requests per scenario (default 30 here, after 3 warm-up requests)
- *   BENCH_ROLLUPS         1 (default): first catch the daily rollups up with the admin job's own code
- *                         (runRollups), so reports and search totals are measured through the rollups
- *                         as in production; 0: measure them with no day counted (everything live)
  *
  * Read-only: every connection of the app runs with default_transaction_read_only, so the
- * benchmark cannot write to the seeded database even by mistake. The rollup catch-up is the one
- * writer, before the app starts: it writes only the ledger_rollup_* tables, as the admin job would.
+ * benchmark cannot write to the seeded database even by mistake (a VACUUM ANALYZE of the counts runs
+ * before the app starts).
  */
 
 const URL_ = process.env.BENCH_BACKOFFICE_URL ?? process.env.BENCH_REPORTING_LARGE_URL ?? 'postgres://postgres@127.0.0.1:5432/relay_bench_30m';
@@ -53,12 +50,8 @@ async function main(): Promise<void> {
   const seed = info.rows[0] as { seeded_at: Date; finished: boolean; rounds: string; transactions: string } | undefined;
   if (!seed?.finished) throw new Error(`${new URL(URL_).pathname.slice(1)} is not seeded: run reporting-seed on it first`);
   const label = scaleLabel(Number(seed.transactions));
-  const rollups = process.env.BENCH_ROLLUPS === '0' ? null : await catchUpRollups(URL_);
-  const counted = (await meta.query(
-    `SELECT (SELECT count(*) FROM ledger_rollup_days)::int AS days, (SELECT count(*) FROM rollup_stale_days)::int AS stale,
-            (SELECT count(*) FROM ledger_rollup_unfinished)::int AS unfinished`,
-  )).rows[0] as { days: number; stale: number; unfinished: number };
-  console.log(`rollups: ${counted.days} days counted (${counted.stale} marked stale, ${counted.unfinished} unfinished rows listed)${rollups ? `; catch-up took ${rollups.seconds.toFixed(1)} s for ${rollups.days} days` : ''}`);
+  const counted = await analyzeCounts(URL_);
+  console.log(`counts: ${counted.days} days (analyzed in ${counted.seconds.toFixed(1)} s)`);
 
   const config = loadConfig({ ...process.env, DATABASE_URL: readOnly(URL_), REPORTING_DATABASE_URL: readOnly(URL_), LOG_LEVEL: 'silent' }, { process: 'backoffice' });
   const rt = await createRuntime('backoffice', config, { logger: createLogger({ service: 'backoffice', level: 'silent', destination: { write: () => undefined } }) });
@@ -94,8 +87,8 @@ async function main(): Promise<void> {
     return { ms, rows: Array.isArray(body.data) ? body.data.length : 1, timedOut: 0 };
   };
   const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
-  // Which path serves each answer's totals: the rollups (every filter one they keep) or a live count.
-  const totalsFrom = rollups || counted.days ? 'rollups' : 'live (no day counted)';
+  // Which path serves each answer's totals: the counts (every filter a counted column) or a live count.
+  const totalsFrom = 'counts';
   const scenarios: [string, string, string][] = [
     ['search transactions: one casino, one day', `/money/transactions?${q({ providerId: largest, from: dayStart, to: dayEnd })}`, totalsFrom],
     ['search transactions: one casino, one month', `/money/transactions?${q({ providerId: largest, from: `${monthFrom}T00:00:00Z`, to: dayEnd })}`, totalsFrom],
@@ -150,7 +143,7 @@ async function main(): Promise<void> {
     `with a gateway-signed identity of a platform admin, sequentially; ${WARMUP} warm-up then ${SAMPLES} timed requests per scenario,`,
     'timed to the parsed body. Searches answer a page of 100 and the exact totals (count and sums per currency) of the filter.',
     `"One day" is ${day}; "one month" ${monthFrom} to ${day}; the largest casino ${largest}. Target (issue 19): p95 under ${TARGET_P95_MS} ms.`,
-    `Daily rollups: ${counted.days} days counted, ${counted.stale} marked stale, ${counted.unfinished} unfinished rows listed${rollups ? ` (caught up by this run in ${rollups.seconds.toFixed(1)} s, ${rollups.days} days)` : ''}.`,
+    `Counts (kept by triggers, migration 034): ${counted.days} days.`,
     '',
     '| scenario | request | totals from | rows | p50 ms | p95 ms | max ms | p95 < 100 ms |',
     '|---|---|---|---:|---:|---:|---:|---|',
@@ -175,10 +168,6 @@ async function main(): Promise<void> {
   await meta.end();
 }
 
-/**
- * Counts every closed day the rollups have not counted yet, with the admin job's own code, on a
- * writable connection of its own (the app's are read-only). Returns how long it took.
- */
 /** Reads the export to its end, counting data lines (after the filter line and the header), while sampling RSS. */
 async function csvExport(url: string, headers: Record<string, string>) {
   const rssBefore = process.memoryUsage().rss;

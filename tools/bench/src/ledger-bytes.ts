@@ -3,8 +3,8 @@ import type pg from 'pg';
 /**
  * Bytes per transaction on the primary: heap (with TOAST) and indexes of every money table,
  * summed over the partitions of a partitioned one, divided by the number of transactions.
- * The key tables hold the idempotency uniqueness; rollup tables (any `ledger_daily_*` or
- * `*rollup*`) are what exact totals cost. Read-only: catalog sizes and one count.
+ * The key tables hold the idempotency uniqueness; count tables (`ledger_counts_*`, on the reporting database)
+ * are what exact totals cost. Read-only: catalog sizes and one count.
  */
 
 export interface TableBytes {
@@ -24,7 +24,7 @@ export async function ledgerBytes(client: pg.Client): Promise<LedgerBytes> {
   const rollups = await client.query(`
     SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-      AND (c.relname LIKE 'ledger\\_daily\\_%' OR c.relname LIKE '%rollup%')
+      AND c.relname LIKE 'ledger\\_counts\\_%'
     ORDER BY c.relname`);
   const names = [...MONEY_TABLES, ...rollups.rows.map((r: { relname: string }) => r.relname)];
   const tables: TableBytes[] = [];
@@ -75,7 +75,7 @@ export function bytesReport(measured: { label: string; bytes: LedgerBytes }[]): 
     '',
     'Heap (with TOAST) plus indexes of each money table on the primary, summed over its partitions, divided by the',
     'number of transactions of the data set (tools/bench/src/ledger-bytes.ts); in brackets heap + indexes in MB (MiB).',
-    'Key tables hold the idempotency uniqueness since migration 007; rollup tables are any `ledger_daily_*` or `*rollup*`.',
+    'Key tables hold the idempotency uniqueness since migration 007; count tables are `ledger_counts_*` (migration 034).',
     '"before" is the previous layout as recorded by the reporting benchmark at 5M transactions (rounds and transactions',
     'only; the previous layout had no key tables, and its transaction_attempts were not recorded).',
     '',

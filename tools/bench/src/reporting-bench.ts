@@ -14,7 +14,7 @@ import {
   type Knex,
 } from '@relay/shared';
 import { createReportingApp, encodeCursor, FIRST_PAGE } from '@relay/reporting';
-import { BENCH_DATABASE_URL, catchUpRollups, groupId, providerId, readOnly, scaleLabel } from './reporting-data';
+import { BENCH_DATABASE_URL, analyzeCounts, groupId, providerId, readOnly, scaleLabel } from './reporting-data';
 import { bytesReport, ledgerBytes } from './ledger-bytes';
 
 /**
@@ -30,13 +30,11 @@ import { bytesReport, ledgerBytes } from './ledger-bytes';
  *   BENCH_REPORTING_LARGE_URL  the larger one (default postgres://postgres@127.0.0.1:5432/relay_bench_30m)
  *   BENCH_SAMPLES              timed requests per scenario and database (default 200, after 5 warm-up requests each:
  *                              the p95 of 60 was the third slowest, which one slow moment of the machine moved by 30 %)
- *   BENCH_ROLLUPS              1 (default): first catch each database's daily rollups up with the admin job's
- *                              own code, so totals are measured as production serves them; 0: everything live
  *   BENCH_SCENARIOS            only the scenarios whose name contains one of these |-separated texts, with
  *                              each statement's plan printed; nothing is written (a look at a few, not a record)
  *
- * Read-only on both databases (every connection runs with default_transaction_read_only), after the
- * rollup catch-up, which writes only the ledger_rollup_* tables, as the scheduled admin job would.
+ * Read-only on both databases (every connection runs with default_transaction_read_only), after a
+ * VACUUM ANALYZE of the counts (migration 034), which the seed rebuilt after its load.
  */
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -98,8 +96,8 @@ interface Target {
   deepCursor: string;
   /** providerId of round r-4242 of the caller, when the caller owns it. */
   detailCasino?: string;
-  /** Days the rollups had counted when measuring started (0: every total was counted live). */
-  rollupDays: number;
+  /** Days the counts hold (migration 034): exact totals of counted filters come from them. */
+  countedDays: number;
 }
 
 const caller = groupId(1);
@@ -112,11 +110,8 @@ async function openTarget(url: string, config: ReturnType<typeof loadConfig>): P
   const info = await meta.query(`SELECT seeded_at, finished, rounds, transactions FROM bench_seed_info`).catch(() => ({ rows: [] as Record<string, unknown>[] }));
   const seed = info.rows[0] as Seed | undefined;
   if (!seed?.finished) throw new Error(`${new URL(url).pathname.slice(1)} is not seeded: run reporting-seed on it first`);
-  if (process.env.BENCH_ROLLUPS !== '0') {
-    const caughtUp = await catchUpRollups(url);
-    console.log(`${new URL(url).pathname.slice(1)}: rollups caught up (${caughtUp.days} days in ${caughtUp.seconds.toFixed(1)} s)`);
-  }
-  const counted = (await meta.query(`SELECT count(*)::int AS days FROM ledger_rollup_days`)).rows[0] as { days: number };
+  const counted = await analyzeCounts(url);
+  console.log(`${new URL(url).pathname.slice(1)}: counts of ${counted.days} days analyzed in ${counted.seconds.toFixed(1)} s`);
   const read = createKnex(readOnly(url), 10, 'relay-bench-reporting');
   const metrics = new ServiceMetrics('reporting');
   const app = createReportingApp({
@@ -138,7 +133,7 @@ async function openTarget(url: string, config: ReturnType<typeof loadConfig>): P
   const deepCursor = position ? encodeCursor(position, { sortBy: 'createdAt', sortOrder: 'desc', filters: {} }) : FIRST_PAGE;
   // r-4242 belongs to whichever casino the seed hashed it to; find it so the detail is a hit.
   const owner = await meta.query(`SELECT provider_id FROM rounds WHERE round_id = 'r-4242' AND group_id = $1`, [caller]);
-  return { url, label: scaleLabel(Number(seed.transactions)), seed, meta, read, server, deepCursor, detailCasino: owner.rows[0]?.provider_id, rollupDays: counted.days };
+  return { url, label: scaleLabel(Number(seed.transactions)), seed, meta, read, server, deepCursor, detailCasino: owner.rows[0]?.provider_id, countedDays: counted.days };
 }
 
 function scenarios(day: string, detailCasino: string | undefined): Scenario[] {
@@ -345,7 +340,7 @@ function writeReport(results: Measured[], ctx: {
     '(50/30/20 % of the records), 90 days ending at the seed time; 1 % of rounds open, half of their credits FAILED and',
     'half PENDING.',
     '',
-    ...[small, large].map((t) => `- ${t.label}: ${new URL(t.url).pathname.slice(1)}, ${n(t.seed.rounds)} rounds and ${n(t.seed.transactions)} transactions, seeded ${t.seed.seeded_at.toISOString()}; ${t.rollupDays ? `daily rollups counted for ${n(t.rollupDays)} days before measuring (totals of filters they keep come from them, as in production)` : 'no day counted in the rollups (every total counted live)'}.`),
+    ...[small, large].map((t) => `- ${t.label}: ${new URL(t.url).pathname.slice(1)}, ${n(t.seed.rounds)} rounds and ${n(t.seed.transactions)} transactions, seeded ${t.seed.seeded_at.toISOString()}; counts (kept by triggers, migration 034) of ${n(t.countedDays)} days: totals of counted filters come from them, as in production.`),
     '',
     `Caller: ${caller}, which owns ${n(ctx.callerRows.small.transactions)} and ${n(ctx.callerRows.large.transactions)} transactions. "One day" is ${ctx.day} (inside both data sets).`,
     '',

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { migrateToLatest } from '@relay/shared';
+import { countTriggersSql, migrateReporting } from '@relay/shared';
 import {
   BENCH_DATABASE_URL,
   CASINOS,
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   if (!dbName.includes('bench') && process.env.BENCH_ALLOW_ANY_DB !== '1') {
     throw new Error(`refusing to wipe "${dbName}": the benchmark database name must contain "bench"`);
   }
-  await migrateToLatest(BENCH_DATABASE_URL);
+  await migrateReporting(BENCH_DATABASE_URL);
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL, application_name: 'relay-bench-seed' });
   await client.connect();
   const q = (sql: string, values?: unknown[]) => client.query(sql, values);
@@ -147,6 +147,8 @@ async function main(): Promise<void> {
       await q(`DROP INDEX "${row.name}"`);
     }
     step(`dropped ${secondary.rowCount} secondary indexes for the load`);
+    // The counts (migration 034) are rebuilt once after the load rather than row by row.
+    await q(countTriggersSql(false));
 
     for (let lo = 1; lo <= ROUNDS; lo += CHUNK) {
       const hi = Math.min(ROUNDS, lo + CHUNK - 1);
@@ -160,6 +162,10 @@ async function main(): Promise<void> {
     await q(`INSERT INTO round_keys (provider_id, round_id, id, created_at) SELECT provider_id, round_id, id, created_at FROM rounds`);
     step('transaction and round keys');
     await restoreIndexes(q, step);
+    await q(countTriggersSql(true));
+    await q(`SELECT ledger_counts_rebuild()`);
+    await q(`VACUUM (ANALYZE) ledger_counts_transactions, ledger_counts_rounds, ledger_counts_players`);
+    step('counts rebuilt from the rows');
     await q(`VACUUM (ANALYZE) rounds`);
     await q(`VACUUM (ANALYZE) transactions`);
     await q(`VACUUM (ANALYZE) transaction_keys`);

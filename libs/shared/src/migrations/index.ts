@@ -33,6 +33,7 @@ import * as playerBitSpans from './031_player_bit_spans';
 import * as playerCounts from './032_player_counts';
 import * as moneyLean from './033_money_lean';
 import * as reportingReplica from './033_reporting_replica';
+import * as ledgerCounts from './034_ledger_counts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -89,7 +90,7 @@ const source = (migrations: Record<string, Migration>): Knex.MigrationSource<str
 });
 
 /** The money database's migrations (DATABASE_URL). */
-export const migrationSource = source({ ...common, '033_money_lean': moneyLean });
+export const migrationSource = source({ ...common, '033_money_lean': moneyLean, '034_ledger_counts': ledgerCounts.money });
 
 /** The reporting database's migrations (REPORTING_DATABASE_URL). */
-export const reportingMigrationSource = source({ ...common, '033_reporting_replica': reportingReplica });
+export const reportingMigrationSource = source({ ...common, '033_reporting_replica': reportingReplica, '034_ledger_counts': ledgerCounts.reporting });

@@ -1,6 +1,7 @@
 import { startHeartbeat, type Config, type Runtime } from '@relay/shared';
 import type { Logger } from 'pino';
 import { ensurePartitions } from './partitions';
+import { runReportingRetention } from './reporting-retention';
 import { runRetention } from './retention';
 import { LedgerScheduler, type LedgerJob } from './scheduler';
 import { archiveStore } from './store';
@@ -28,11 +29,23 @@ export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
 }
 
 /**
- * The reporting database's own jobs: its ledger copy is partitioned like the money database's, and
- * a month's rows arrive there whether or not its partition exists (they wait in the default one).
+ * The reporting database's own jobs: its ledger copy is partitioned like the money database's (a
+ * month's rows arrive there whether or not its partition exists: they wait in the default one), and
+ * it drops its old months itself (REPORTING_RETENTION_MONTHS; unset keeps everything).
  */
 export function reportingJobs(config: Config, logger: Logger): LedgerJob[] {
-  return [partitionsJob('reporting-partitions', config, logger)];
+  const retentionMonths = config.REPORTING_RETENTION_MONTHS;
+  return [
+    partitionsJob('reporting-partitions', config, logger),
+    ...(retentionMonths === undefined ? [] : [{
+      name: 'reporting-retention',
+      intervalMs: config.LEDGER_RETENTION_INTERVAL_SECONDS * 1000,
+      run: async (client: Parameters<LedgerJob['run']>[0]) => {
+        const dropped = await runReportingRetention(client, { retentionMonths });
+        if (dropped.length) logger.info({ dropped, job: 'reporting-retention' }, 'reporting months dropped');
+      },
+    }]),
+  ];
 }
 
 /** Partitions ahead of time (LEDGER_PARTITIONS_AHEAD_MONTHS), on the database the job's scheduler runs on. */

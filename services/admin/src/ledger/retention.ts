@@ -19,7 +19,6 @@ import {
 } from './archive';
 import type { ArchiveStore } from './store';
 import type { MoneyTable } from './partitions';
-import { replaceMonthRollups } from './archived-rollups';
 
 /**
  * Retention (docs/ledger.md, "Retention and archives"): each whole month older than
@@ -32,9 +31,9 @@ import { replaceMonthRollups } from './archived-rollups';
  *   3. one transaction: lock the month's partitions (money calls touching that month wait),
  *      compare the row digests again (a change since the export: roll back, export again), copy
  *      each key's last state into transaction_keys.archived (inside the idempotency window),
- *      delete the month's keys already past it, count the month's daily rollups once more from
- *      its rows (a takeover since the rollup job's last count would otherwise be lost: the job
- *      never counts an archived month again), state `archived`, DROP the partitions.
+ *      delete the month's keys already past it, state `archived`, DROP the partitions. The drop
+ *      is not replicated: the reporting database keeps its copy until its own retention
+ *      (reportingRetention), and its counts of the month for good.
  * A month not `archived` is redone from step 1 on the next run; files are rewritten in place.
  */
 
@@ -63,7 +62,6 @@ export type RetentionStep =
   | 'exported'
   | 'locked'
   | 'keys-copied'
-  | 'rollups-replaced'
   | 'dropped';
 
 interface Digests {
@@ -246,12 +244,7 @@ async function finishMonth(client: pg.Client, month: string, digests: Digests, o
       options.idempotencyDays,
     ]);
     await options.step?.('keys-copied', label);
-    // The registry's row first: a rollup count of one of the month's days waits for this commit,
-    // then sees `archived` and leaves the day alone (rollups.ts countDay).
     await client.query(`SELECT 1 FROM ledger_archives WHERE month = $1 FOR UPDATE`, [month]);
-    // The reports read an archived month from its rollups alone: they become its rows as archived.
-    await replaceMonthRollups(client, month, 'rows');
-    await options.step?.('rollups-replaced', label);
     await client.query(`UPDATE ledger_archives SET state = 'archived', archived_at = now(), updated_at = now() WHERE month = $1`, [month]);
     // The parents' lock, held for the DROP and the commit only: a short wait, or retry later.
     await client.query(`SET LOCAL lock_timeout = '${options.parentLockTimeoutMs ?? 500}ms'`);

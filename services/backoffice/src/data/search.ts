@@ -1,4 +1,4 @@
-import { AppError, ledgerSource, UNFINISHED_STATUS, type Knex, type OperatorScope } from '@relay/shared';
+import { AppError, ledgerCounts, type Knex, type OperatorScope } from '@relay/shared';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
@@ -151,49 +151,47 @@ export async function searchPage(read: Knex, table: LedgerTable, scope: Operator
 
 /**
  * Exact totals of everything the filters match (not just the page): a count, and sums per currency
- * in NUMERIC. From the daily rollups when every filter is one they keep (libs/shared
- * ledger-totals, docs/ledger.md "Exact totals"): the cost is the days of the range and the rows
- * of its live parts (today, partial edge days, days not counted or marked stale), not the
- * caller's history. Any other filter (player, round, session, transactionId, reason, amount
- * range) is selective and indexed: counted live, under the back office's time limit.
+ * in NUMERIC. From the reporting database's counts when every filter is a counted column
+ * (libs/shared ledger-counts, docs/ledger.md "Exact totals"): the cost is the days of the range
+ * and the rows of its partial edge days, not the caller's history. Any other filter (player, round,
+ * session, transactionId, reason, amount range) is selective and indexed: counted live, under the
+ * back office's time limit.
  */
 export async function searchTotals(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter) {
-  const source = rollupSource(read, table, scope, filter);
+  const source = countedSource(read, table, scope, filter);
   if (!source) return liveTotals(read, table, scope, filter);
   const sums = table === 'transactions'
-    ? ['sum(s.amount)::text AS amount']
-    : ['sum(s.bet_amount)::text AS bet_amount', 'coalesce(sum(s.payout_amount), 0)::text AS payout_amount'];
+    ? ['s.amount::text AS amount']
+    : ['s.bet_amount::text AS bet_amount', 's.payout_amount::text AS payout_amount'];
   const { rows } = await bounded<{ rows: Record<string, string>[] }>(read.raw(
-    `SELECT s.currency, sum(s.n)::text AS count, ${sums.join(', ')} FROM (?) s GROUP BY s.currency ORDER BY s.currency`,
+    `SELECT s.currency, s.n::text AS count, ${sums.join(', ')} FROM (?) s ORDER BY s.currency`,
     [source],
   ));
   return rows;
 }
 
-/** The filters the rollups keep (the rest must be unset); a rounds search ignores category (data/ledger). */
-const ROLLUP_FILTERS: readonly (keyof LedgerFilter)[] = ['groupId', 'providerId', 'gameId', 'currency', 'category', 'status', 'from', 'to'];
-const ROLLUP_COLUMN: Partial<Record<keyof LedgerFilter, string>> = {
+/** The filters the counts keep (the rest must be unset); a rounds search ignores category (data/ledger). */
+const COUNTED_FILTERS: readonly (keyof LedgerFilter)[] = ['groupId', 'providerId', 'gameId', 'currency', 'category', 'status', 'from', 'to'];
+const COUNTED_COLUMN: Partial<Record<keyof LedgerFilter, string>> = {
   groupId: 'group_id', providerId: 'provider_id', gameId: 'game_id', currency: 'currency', category: 'category', status: 'status',
 };
 
-/** The rollup-backed aggregate of a search by currency, or null when a filter is not one the rollups keep. */
-export function rollupSource(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): Knex.Raw | null {
+/** The counted aggregate of a search by currency, or null when a filter is not a counted column. */
+export function countedSource(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): Knex.Raw | null {
   const set = (Object.keys(filter) as (keyof LedgerFilter)[]).filter((k) => filter[k] !== undefined);
-  if (!set.every((k) => ROLLUP_FILTERS.includes(k))) return null;
-  // An unfinished status matches only rows the rollups do not hold: counted live by its index.
-  if (filter.status === UNFINISHED_STATUS[table]) return null;
-  return ledgerSource(read, {
+  if (!set.every((k) => COUNTED_FILTERS.includes(k))) return null;
+  return ledgerCounts(read, {
     table,
     from: filter.from,
     // As the list: "to" includes its whole millisecond.
     until: filter.to ? new Date(filter.to.getTime() + 1) : undefined,
-    // The list's rows of an archived month are gone: its totals count nothing there either.
-    requirePartition: true,
+    // The list's rows of a month past retention are gone: its totals count nothing there either.
+    retainedOnly: true,
     dims: ['currency'],
     narrow: (q, alias) => {
       scopeFilter(q, scope, { providerId: `${alias}.provider_id`, groupId: `${alias}.group_id` });
       for (const name of set) {
-        const column = ROLLUP_COLUMN[name];
+        const column = COUNTED_COLUMN[name];
         if (!column || (column === 'category' && table === 'rounds')) continue;
         q.where(`${alias}.${column}`, filter[name] as string | number);
       }

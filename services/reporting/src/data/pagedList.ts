@@ -1,4 +1,4 @@
-import { AppError, ledgerCount, ROLLUP_COLUMNS, type Knex, type LedgerTable } from '@relay/shared';
+import { AppError, COUNTED_COLUMNS, ledgerCount, type Knex, type LedgerTable } from '@relay/shared';
 import { completionOrderedIds, servedByCompletionOrder } from './completionOrder';
 import { createdUntil } from './createdRange';
 
@@ -95,7 +95,7 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
 
   // Count and page on two pooled connections at once: the answer takes the slower of the two, not the sum.
   const [rows, counted] = await Promise.all([withTimeout<Row[]>(rowsQuery), counting ? withTimeout(countQuery) : Promise.resolve(null)]);
-  // A raw count (from the rollups) answers { rows }, a builder's count the rows themselves.
+  // A raw count (from the counts) answers { rows }, a builder's count the rows themselves.
   const totals = counted === null ? null : Array.isArray(counted) ? counted : (counted as { rows: unknown[] }).rows;
   const total = totals ? Number((totals as { total: string | number }[])[0].total) : undefined;
   if (!keyset) return { rows, total };
@@ -136,20 +136,18 @@ function afterPosition(query: Knex.QueryBuilder, table: string, sort: SortColumn
 }
 
 /**
- * The total from the daily rollups when every filter is one they keep (docs/ledger.md, "Exact
- * totals"): exact, in time that depends on the days asked for, not on the provider's history.
- * Archived months count nothing (their rows are gone from the list). An unfinished status (PENDING,
- * OPEN) is counted from the list's counts less the rows that moved since (libs/shared ledger-totals),
- * not row by row: at 30M, 75,000 open rounds of the largest studio. Null: count live (a player, round
- * or transactionId filter is selective and indexed).
+ * The total from the reporting database's counts when every filter is a counted column (docs/ledger.md,
+ * "Exact totals"): exact, in time that depends on the days asked for, not on the provider's history.
+ * Months past retention count nothing (their rows are gone from the list). Null: count live (a
+ * player, round or transactionId filter is selective and indexed).
  */
 function exactCount(read: Knex, table: LedgerTable, groupId: string, criteria: ListCriteria): Knex.Raw | null {
-  if (!Object.keys(criteria.equals).every((c) => ROLLUP_COLUMNS[table].includes(c))) return null;
+  if (!Object.keys(criteria.equals).every((c) => COUNTED_COLUMNS[table].includes(c))) return null;
   return ledgerCount(read, {
     table,
     from: criteria.createdFrom,
     until: createdUntil(criteria),
-    requirePartition: true,
+    retainedOnly: true,
     narrow: (q, alias) => {
       q.where(`${alias}.group_id`, groupId);
       for (const [column, value] of Object.entries(criteria.equals)) q.where(`${alias}.${column}`, value);

@@ -199,8 +199,8 @@ export async function takeOverTransaction(db: Knex, existing: ExistingTransactio
 
 /**
  * By the primary key findTransaction read: the row is reached by a unique key whatever the
- * planner knows, in its one partition. Its day is marked for the daily rollups to recount: a
- * takeover may rewrite what they counted (game, amount, currency).
+ * planner knows, in its one partition. What it rewrites (game, amount, currency) reaches the
+ * reporting database's counts as the row's update (docs/ledger.md, "Exact totals").
  */
 export function takeOverStatement(pk: string, createdAt: string, m: MovementRecord, request: object, inFlightSeconds: number): Statement {
   const sql = `
@@ -218,10 +218,6 @@ export function takeOverStatement(pk: string, createdAt: string, m: MovementReco
         AND player_id = ?
         AND (status = 'FAILED' OR (status = 'PENDING' AND claimed_at <= now() - make_interval(secs => ?)))
       RETURNING id, attempt, created_at
-    ),
-    stale AS (
-      INSERT INTO rollup_stale_days (day) SELECT (created_at AT TIME ZONE 'UTC')::date FROM claimed
-      ON CONFLICT (day) DO UPDATE SET marked_at = now()
     )
     INSERT INTO transaction_attempts (transaction_pk, attempt, transaction_created_at, request, started_at)
     SELECT id, attempt, created_at, ?::json, now() FROM claimed

@@ -1,0 +1,201 @@
+import type { Knex } from 'knex';
+
+/**
+ * Exact totals by counting, on the reporting database only (docs/ledger.md, "Exact totals").
+ *
+ * 009-032 built daily rollups counted by a job, with lists of the rows unfinished when counted,
+ * marks of days a takeover rewrote, late-row indexes and player bitmaps to make the rollups exact
+ * between two counts. On a logical replica none of that is needed: every change of the ledger
+ * reaches this database as a row change applied by one worker, so a row trigger can keep the
+ * counts in the same transaction as the row. The counts are then exact at every snapshot of this
+ * database, today included, and nothing is recounted.
+ *
+ * Three tables, one row per UTC day (of created_at) and key:
+ * - ledger_counts_transactions: number and amount sum per casino, studio, game, currency, category, status;
+ * - ledger_counts_rounds: number, bet and payout sums per casino, studio, game, currency, status;
+ * - ledger_counts_players: the successful cash-outs of each player, per casino, studio, game and
+ *   currency (the reports' distinct players; a row at 0 is a player whose cash-outs all moved away).
+ * A row change removes the old row's contribution and adds the new one's (an UPDATE trigger fires only
+ * when a counted column changed: most updates are the wallet's bookkeeping). A dropped partition
+ * (retention) fires no trigger: the counts of its days stay, which the reports want; the lists count
+ * from ledger_retained's day on (see the retention job).
+ *
+ * The triggers are ENABLE ALWAYS: the apply worker runs with session_replication_role = replica, and
+ * the initial copy of a new subscription fires them too (a COPY fires row triggers), so a reporting
+ * database created from scratch counts what it copies. ledger_counts_rebuild() recounts everything
+ * from the rows in one statement (a bulk load with the triggers disabled, then a recount).
+ *
+ * On the money database the 009-032 tables and functions are dropped: nothing reads or writes them.
+ */
+
+/** The tables and functions of 009-032's rollups, dropped from both databases. */
+const RETIRED_TABLES = [
+  'ledger_player_ids', 'ledger_removed_players', 'ledger_removed_rounds', 'ledger_removed_transactions',
+  'ledger_rollup_days', 'ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_all_games_spans',
+  'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_by_casino_spans', 'ledger_rollup_player_bits_days',
+  'ledger_rollup_player_counts_all_games', 'ledger_rollup_player_counts_by_casino', 'ledger_rollup_player_spans', 'ledger_rollup_players',
+  'ledger_rollup_rounds', 'ledger_rollup_rounds_by_casino', 'ledger_rollup_rounds_by_status', 'ledger_rollup_rounds_by_studio',
+  'ledger_rollup_transactions', 'ledger_rollup_transactions_by_casino', 'ledger_rollup_transactions_by_status',
+  'ledger_rollup_transactions_by_studio', 'ledger_rollup_unfinished', 'ledger_rollup_unfinished_casino_counts',
+  'ledger_rollup_unfinished_casino_currency_counts', 'ledger_rollup_unfinished_counts', 'ledger_rollup_unfinished_currency_counts',
+  'rollup_stale_days',
+];
+
+async function retireRollups(knex: Knex): Promise<void> {
+  await knex.raw(`DROP TABLE IF EXISTS ${RETIRED_TABLES.join(', ')} CASCADE`);
+  const { rows } = await knex.raw<{ rows: { signature: string }[] }>(`
+    SELECT p.oid::regprocedure::text AS signature FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = current_schema() AND (p.proname LIKE 'ledger\\_rollup\\_%' OR p.proname = 'ledger_mark_taken_over_day')`);
+  await knex.raw('DROP TRIGGER IF EXISTS transactions_taken_over ON transactions');
+  for (const { signature } of rows) await knex.raw(`DROP FUNCTION IF EXISTS ${signature} CASCADE`);
+}
+
+/** The triggers that keep the counts, per ledger table (a bulk load disables them, then rebuilds). */
+export const COUNT_TRIGGERS: Record<'transactions' | 'rounds', readonly string[]> = {
+  transactions: ['transactions_counted', 'transactions_recounted', 'transactions_emptied'],
+  rounds: ['rounds_counted', 'rounds_recounted', 'rounds_emptied'],
+};
+
+/** Statements that switch the count triggers off (a bulk load) or back on, ALWAYS (the apply worker fires them). */
+export const countTriggersSql = (on: boolean) => Object.entries(COUNT_TRIGGERS)
+  .flatMap(([table, triggers]) => triggers.map((t) => `ALTER TABLE ${table} ${on ? 'ENABLE ALWAYS' : 'DISABLE'} TRIGGER ${t};`)).join('\n');
+
+/** The UTC day of a ledger row. */
+const DAY = (row: string) => `(${row}.created_at AT TIME ZONE 'UTC')::date`;
+
+const TRANSACTION_KEY = ['provider_id', 'day', 'group_id', 'game_id', 'currency', 'category', 'status'];
+const ROUND_KEY = ['provider_id', 'day', 'group_id', 'game_id', 'currency', 'status'];
+const PLAYER_KEY = ['provider_id', 'day', 'group_id', 'game_id', 'currency', 'player_id'];
+
+/** `col = ROW.col AND ...` for a key, the day computed from the row. */
+const matches = (key: string[], row: string) => key.map((c) => (c === 'day' ? `day = ${DAY(row)}` : `${c} = ${row}.${c}`)).join(' AND ');
+const values = (key: string[], row: string) => key.map((c) => (c === 'day' ? DAY(row) : `${row}.${c}`)).join(', ');
+/** The UPDATE trigger's condition: a column the counts depend on changed. */
+const changed = (columns: string[]) => columns.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
+
+export const COUNTS_SQL = `
+  CREATE TABLE ledger_counts_transactions (
+    provider_id text NOT NULL, day date NOT NULL, group_id text NOT NULL, game_id integer NOT NULL,
+    currency text NOT NULL, category text NOT NULL, status text NOT NULL,
+    n bigint NOT NULL, amount numeric NOT NULL,
+    PRIMARY KEY (${TRANSACTION_KEY.join(', ')})
+  );
+  CREATE INDEX ledger_counts_transactions_studio ON ledger_counts_transactions (group_id, day);
+  CREATE TABLE ledger_counts_rounds (
+    provider_id text NOT NULL, day date NOT NULL, group_id text NOT NULL, game_id integer NOT NULL,
+    currency text NOT NULL, status text NOT NULL,
+    n bigint NOT NULL, bet_amount numeric NOT NULL, payout_amount numeric NOT NULL,
+    PRIMARY KEY (${ROUND_KEY.join(', ')})
+  );
+  CREATE INDEX ledger_counts_rounds_studio ON ledger_counts_rounds (group_id, day);
+  CREATE TABLE ledger_counts_players (
+    provider_id text NOT NULL, day date NOT NULL, group_id text NOT NULL, game_id integer NOT NULL,
+    currency text NOT NULL, player_id text NOT NULL, n bigint NOT NULL,
+    PRIMARY KEY (${PLAYER_KEY.join(', ')})
+  );
+  CREATE INDEX ledger_counts_players_studio ON ledger_counts_players (group_id, day);
+  -- The first day whose rows the lists still hold, per ledger table (the retention job's).
+  CREATE TABLE ledger_retained (ledger text PRIMARY KEY, since date NOT NULL);
+
+  -- The apply worker runs with an empty search_path: the functions name their own.
+  CREATE FUNCTION ledger_count_transaction() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
+  BEGIN
+    IF TG_OP <> 'INSERT' THEN
+      UPDATE ledger_counts_transactions SET n = n - 1, amount = amount - OLD.amount WHERE ${matches(TRANSACTION_KEY, 'OLD')};
+      IF OLD.category = 'CASH_OUT' AND OLD.status = 'SUCCESS' THEN
+        UPDATE ledger_counts_players SET n = n - 1 WHERE ${matches(PLAYER_KEY, 'OLD')};
+      END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+      INSERT INTO ledger_counts_transactions AS c VALUES (${values(TRANSACTION_KEY, 'NEW')}, 1, NEW.amount)
+        ON CONFLICT (${TRANSACTION_KEY.join(', ')}) DO UPDATE SET n = c.n + 1, amount = c.amount + EXCLUDED.amount;
+      IF NEW.category = 'CASH_OUT' AND NEW.status = 'SUCCESS' THEN
+        INSERT INTO ledger_counts_players AS c VALUES (${values(PLAYER_KEY, 'NEW')}, 1)
+          ON CONFLICT (${PLAYER_KEY.join(', ')}) DO UPDATE SET n = c.n + 1;
+      END IF;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION ledger_count_round() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
+  BEGIN
+    IF TG_OP <> 'INSERT' THEN
+      UPDATE ledger_counts_rounds SET n = n - 1, bet_amount = bet_amount - OLD.bet_amount,
+             payout_amount = payout_amount - coalesce(OLD.payout_amount, 0)
+       WHERE ${matches(ROUND_KEY, 'OLD')};
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+      INSERT INTO ledger_counts_rounds AS c VALUES (${values(ROUND_KEY, 'NEW')}, 1, NEW.bet_amount, coalesce(NEW.payout_amount, 0))
+        ON CONFLICT (${ROUND_KEY.join(', ')}) DO UPDATE
+          SET n = c.n + 1, bet_amount = c.bet_amount + EXCLUDED.bet_amount, payout_amount = c.payout_amount + EXCLUDED.payout_amount;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION ledger_counts_forget() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
+  BEGIN
+    IF TG_TABLE_NAME = 'transactions' THEN
+      DELETE FROM ledger_counts_transactions;
+      DELETE FROM ledger_counts_players;
+    ELSE
+      DELETE FROM ledger_counts_rounds;
+    END IF;
+    RETURN NULL;
+  END $$;
+
+  CREATE TRIGGER transactions_counted AFTER INSERT OR DELETE ON transactions FOR EACH ROW EXECUTE FUNCTION ledger_count_transaction();
+  CREATE TRIGGER transactions_recounted AFTER UPDATE ON transactions FOR EACH ROW
+    WHEN (${changed(['provider_id', 'created_at', 'group_id', 'game_id', 'currency', 'category', 'status', 'amount', 'player_id'])})
+    EXECUTE FUNCTION ledger_count_transaction();
+  CREATE TRIGGER transactions_emptied AFTER TRUNCATE ON transactions FOR EACH STATEMENT EXECUTE FUNCTION ledger_counts_forget();
+  CREATE TRIGGER rounds_counted AFTER INSERT OR DELETE ON rounds FOR EACH ROW EXECUTE FUNCTION ledger_count_round();
+  CREATE TRIGGER rounds_recounted AFTER UPDATE ON rounds FOR EACH ROW
+    WHEN (${changed(['provider_id', 'created_at', 'group_id', 'game_id', 'currency', 'status', 'bet_amount', 'payout_amount'])})
+    EXECUTE FUNCTION ledger_count_round();
+  CREATE TRIGGER rounds_emptied AFTER TRUNCATE ON rounds FOR EACH STATEMENT EXECUTE FUNCTION ledger_counts_forget();
+  ${countTriggersSql(true)}
+
+  -- Everything recounted from the rows, in one statement each (a repair, or after a bulk load with
+  -- the triggers disabled). Holds the ledger against writes (the apply worker waits) meanwhile.
+  CREATE FUNCTION ledger_counts_rebuild() RETURNS void LANGUAGE plpgsql SET search_path = public AS $$
+  BEGIN
+    LOCK TABLE transactions, rounds IN SHARE MODE;
+    DELETE FROM ledger_counts_transactions;
+    DELETE FROM ledger_counts_rounds;
+    DELETE FROM ledger_counts_players;
+    INSERT INTO ledger_counts_transactions
+      SELECT ${values(TRANSACTION_KEY, 't')}, count(*), sum(t.amount) FROM transactions t GROUP BY ${TRANSACTION_KEY.map((_, i) => i + 1).join(', ')};
+    INSERT INTO ledger_counts_rounds
+      SELECT ${values(ROUND_KEY, 'r')}, count(*), sum(r.bet_amount), coalesce(sum(r.payout_amount), 0) FROM rounds r
+       GROUP BY ${ROUND_KEY.map((_, i) => i + 1).join(', ')};
+    INSERT INTO ledger_counts_players
+      SELECT ${values(PLAYER_KEY, 't')}, count(*) FROM transactions t WHERE t.category = 'CASH_OUT' AND t.status = 'SUCCESS'
+       GROUP BY ${PLAYER_KEY.map((_, i) => i + 1).join(', ')};
+  END $$;
+`;
+
+/** The reporting database: the rollups retired, the counts created and filled from the rows it holds. */
+export async function upReporting(knex: Knex): Promise<void> {
+  await retireRollups(knex);
+  await knex.raw(COUNTS_SQL);
+  await knex.raw('SELECT ledger_counts_rebuild()');
+}
+
+export async function downReporting(knex: Knex): Promise<void> {
+  await knex.raw(`
+    DROP TRIGGER transactions_counted ON transactions; DROP TRIGGER transactions_recounted ON transactions; DROP TRIGGER transactions_emptied ON transactions;
+    DROP TRIGGER rounds_counted ON rounds; DROP TRIGGER rounds_recounted ON rounds; DROP TRIGGER rounds_emptied ON rounds;
+    DROP FUNCTION ledger_count_transaction(), ledger_count_round(), ledger_counts_forget(), ledger_counts_rebuild();
+    DROP TABLE ledger_counts_transactions, ledger_counts_rounds, ledger_counts_players, ledger_retained;
+  `);
+}
+
+/** The money database: the rollups retired (it never reads them; the wallet no longer marks days). */
+export async function upMoney(knex: Knex): Promise<void> {
+  await retireRollups(knex);
+  await knex.raw('DROP FUNCTION IF EXISTS ledger_late_keys(text, text, timestamptz, timestamptz)');
+}
+
+/** Irreversible: the rollups are not rebuilt on the way down (no code reads them any more). */
+export async function downMoney(): Promise<void> {}
+
+export const reporting = { up: upReporting, down: downReporting };
+export const money = { up: upMoney, down: downMoney };
