@@ -62,6 +62,19 @@ async function seeded(url: string): Promise<number | null> {
   }
 }
 
+async function isReportingDatabase(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: readOnly(url) });
+  try {
+    await client.connect();
+    const found = await client.query(`SELECT to_regclass('ledger_counts_transactions') IS NOT NULL AS counts`);
+    return Boolean(found.rows[0]?.counts);
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function startPlatform(name: string, dbUrl: string, sandboxUrl: string, run: string): Promise<Platform> {
   const [gw, launcher, wallet, reporting, notifier, admin, backoffice] = await Promise.all(Array.from({ length: 7 }, freePort));
   const adminToken = `bench-admin-token-${randomBytes(8).toString('hex')}`;
@@ -108,6 +121,15 @@ async function startPlatform(name: string, dbUrl: string, sandboxUrl: string, ru
 async function main(): Promise<void> {
   const mode = process.env.BENCH_MONEY_AT_SCALE;
   if (mode === '0') return;
+  // Since issue 34 the seed loads a reporting database (its indexes and counts, no wallet secrets):
+  // a platform cannot run its money database on it. Money at scale needs a money-database data set,
+  // which the seed does not build yet.
+  if (await isReportingDatabase(LARGE_URL)) {
+    const note = `money at scale: skipped, ${new URL(LARGE_URL).pathname.slice(1)} is a reporting database (the seed's layout since issue 34)`;
+    if (mode === '1') throw new Error(note);
+    console.error(note);
+    return;
+  }
   const transactions = await seeded(LARGE_URL);
   if (transactions === null) {
     if (mode === '1') throw new Error(`${LARGE_URL} is not seeded: run reporting-seed on it first (BENCH_ROUNDS=15000000)`);

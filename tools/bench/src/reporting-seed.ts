@@ -14,7 +14,8 @@ import {
 } from './reporting-data';
 
 /**
- * Loads the reporting benchmark data set: 2,500,000 rounds and 5,000,000 transactions over 20
+ * Loads the reporting benchmark data set into a reporting database (its migrations: every reporting
+ * index and the counts, migration 034): 2,500,000 rounds and 5,000,000 transactions over 20
  * casinos and 3 game providers, spread over 90 days ending now. Everything is generated inside
  * PostgreSQL (INSERT ... SELECT over generate_series); secondary indexes are dropped during the
  * load and rebuilt after it, which is several times faster than maintaining them row by row.
@@ -211,10 +212,10 @@ async function seedRegistry(q: Query): Promise<void> {
     }
   }
   for (let c = 1; c <= CASINOS; c += 1) {
-    // Not real secrets: the wallet columns are never read by reporting.
+    // A reporting database holds no wallet secret or launch key (its casinos have no such column).
     await q(
-      `INSERT INTO casinos (provider_id, name, wallet_url, wallet_secret_enc, launch_key_enc, created_at)
-       VALUES ($1, $2, 'http://127.0.0.1:9/wallet', 'bench-not-a-secret', 'bench-not-a-secret', now() - ($3 || ' days')::interval)`,
+      `INSERT INTO casinos (provider_id, name, wallet_url, created_at)
+       VALUES ($1, $2, 'http://127.0.0.1:9/wallet', now() - ($3 || ' days')::interval)`,
       [providerId(c), `Bench casino ${c}`, String(c * 3)],
     );
   }
