@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PUBLICATION, type Knex } from '@relay/shared';
-import { MONEY_LEDGER_INDEXES } from '../../libs/shared/src/migrations/033_money_lean';
+import { MONEY_LEDGER_INDEXES } from '../../libs/shared/src/schema/ledger';
 import { replicated, startPlatform, uniqueId, type TestPlatform } from '../platform';
 
 /**
@@ -102,7 +102,7 @@ describe('When rows wait in the default partition and their month is created', (
 });
 
 describe('When a takeover repeats a failed transaction on the money database', () => {
-  it('then the reporting database moves it between its counts itself, from the replicated rows (migration 034, fired by the apply worker)', async () => {
+  it('then the reporting database moves it between its counts itself, from the replicated rows (the count triggers, fired by the apply worker)', async () => {
     const groupId = uniqueId('grp-takeover');
     const id = randomUUID();
     const day = '2026-03-14';

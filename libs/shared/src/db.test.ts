@@ -1,4 +1,6 @@
-import { createKnex, MONEY_PATH_POOL, sessionSettings, withSettings } from './db';
+import { randomBytes } from 'node:crypto';
+import { createKnex, dropDatabase, migrateReporting, migrateToLatest, MONEY_PATH_POOL, sessionSettings, withSettings } from './db';
+import { reportingMigrationSource, SQUASHED_CHAIN_LAST } from './migrations';
 
 /** Every pool's connections run without JIT compilation, keeping the options their URL carries. */
 describe('createKnex', () => {
@@ -72,4 +74,87 @@ describe('createKnex with a pool policy', () => {
     const added = new URL(withSettings(`${base}/postgres`, { plan_cache_mode: 'force_generic_plan', work_mem: '8MB' }));
     expect(added.searchParams.get('options')).toBe('-c plan_cache_mode=force_generic_plan -c work_mem=8MB');
   });
+});
+
+/**
+ * The baselines (issue 34's squash): a new database runs them; a database built by the migrations
+ * 001-034 they replace takes its baseline's row without running it, then the migrations after it;
+ * a database part-way through that chain is refused.
+ */
+describe('migrations from a baseline', () => {
+  const base = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+  const urls: string[] = [];
+  const newUrl = () => {
+    const url = `${base}/relay_test_baseline_${Date.now()}_${randomBytes(3).toString('hex')}`;
+    urls.push(url);
+    return url;
+  };
+  /** The chain before the squash, as a database built by it records it. */
+  const OLD_CHAIN = [
+    '001_initial', '002_lean_money_writes', '003_early_settlement', '004_backoffice_accounts', '005_backoffice_money_views',
+    '006_round_ended_notifications', '007_ledger_partitions', '008_ledger_archives', '009_ledger_rollups', '010_attempts_started_brin',
+    '011_ledger_legacy_partition', '012_reporting_sort_indexes', '013_rollup_unfinished_scope', '014_ledger_legacy_retention',
+    '015_status_created_index', '016_casino_time_indexes', '017_failed_open_indexes', '018_ledger_removed_rollups', '019_rollup_partial_day',
+    '020_player_bitmaps', '021_late_completion_indexes', '022_player_bits_by_casino', '023_unfinished_list_covering', '024_unfinished_counts',
+    '025_unfinished_fresh', '026_unfinished_casino_counts', '027_late_keys_function', '028_unfinished_currency_counts',
+    '029_rollups_by_status', '030_report_rollups', '031_player_bit_spans', '032_player_counts', '033_reporting_replica', SQUASHED_CHAIN_LAST,
+  ];
+
+  /** Builds a reporting database with the baseline, then rewrites its record to `names` (and puts back what `002` dropped). */
+  async function recordedAs(names: string[]): Promise<string> {
+    const url = newUrl();
+    await migrateReporting(url);
+    const db = createKnex(url, 1, 'relay-test-baseline');
+    try {
+      await db.raw('DELETE FROM knex_migrations');
+      for (const [i, name] of names.entries()) {
+        await db.raw(`INSERT INTO knex_migrations (name, batch, migration_time) VALUES (?, ?, now())`, [name, i < 32 ? 1 : 2]);
+      }
+      // A leftover of the old chain, which the migration after the baseline drops again.
+      await db.raw('ALTER TABLE ledger_archives ADD COLUMN progress jsonb');
+    } finally {
+      await db.destroy();
+    }
+    return url;
+  }
+
+  async function recorded(url: string): Promise<{ names: string[]; progress: boolean; partitions: number }> {
+    const db = createKnex(url, 1, 'relay-test-baseline');
+    try {
+      const { rows } = await db.raw<{ rows: { name: string }[] }>('SELECT name FROM knex_migrations ORDER BY id');
+      const column = await db.raw<{ rows: unknown[] }>(`SELECT 1 FROM information_schema.columns WHERE table_name = 'ledger_archives' AND column_name = 'progress'`);
+      const parts = await db.raw<{ rows: { n: number }[] }>(`SELECT count(*)::int AS n FROM ledger_partitions`);
+      return { names: rows.map((r) => r.name), progress: column.rows.length > 0, partitions: parts.rows[0].n };
+    } finally {
+      await db.destroy();
+    }
+  }
+
+  afterAll(async () => {
+    for (const url of urls) await dropDatabase(url);
+  }, 60_000);
+
+  it('When a database is new, then each runs its baseline and the migrations after it, and the ledger has its months ahead', async () => {
+    const money = newUrl();
+    const reporting = newUrl();
+    expect(await migrateToLatest(money)).toEqual(['001_money_baseline', '002_retire_legacy_leftovers']);
+    expect(await migrateReporting(reporting)).toEqual(['001_reporting_baseline', '002_retire_legacy_leftovers']);
+    // Three tables, each with its default partition, the current month and three ahead.
+    expect((await recorded(money)).partitions).toBe(15);
+    expect((await recorded(reporting)).partitions).toBe(15);
+    expect(await migrateToLatest(money)).toEqual([]);
+  }, 60_000);
+
+  it('When a database was built by the squashed chain (001-034), then it takes the baseline without running it and runs only what follows', async () => {
+    const url = await recordedAs(OLD_CHAIN);
+    expect(await migrateReporting(url)).toEqual(['002_retire_legacy_leftovers']);
+    expect(await recorded(url)).toEqual({ names: [reportingMigrationSource.baseline, '002_retire_legacy_leftovers'], progress: false, partitions: 15 });
+    expect(await migrateReporting(url)).toEqual([]);
+  }, 60_000);
+
+  it('When a database stopped part-way through the squashed chain, then it is refused with the step it is at and nothing runs', async () => {
+    const url = await recordedAs(OLD_CHAIN.slice(0, 21));
+    await expect(migrateReporting(url)).rejects.toThrow(/stop at 021_late_completion_indexes.*run the previous release's migrations/);
+    expect((await recorded(url)).names).toEqual(OLD_CHAIN.slice(0, 21));
+  }, 60_000);
 });

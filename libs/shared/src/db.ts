@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { migrationSource, reportingMigrationSource } from './migrations';
+import { migrationSource, reportingMigrationSource, SQUASHED_CHAIN_LAST, type RelayMigrationSource } from './migrations';
 import { assertLogicalWal, ensureSubscription, type SubscribeOptions } from './replication';
 
 export type { Knex } from 'knex';
@@ -153,15 +153,50 @@ export async function dropDatabase(url: string): Promise<void> {
 }
 
 /** Creates the money database when missing and runs its pending migrations. */
-export async function migrateToLatest(url: string, source: Knex.MigrationSource<string> = migrationSource): Promise<string[]> {
+export async function migrateToLatest(url: string, source: RelayMigrationSource = migrationSource): Promise<string[]> {
   await ensureDatabaseExists(url);
   const db = createKnex(url, 2, 'relay-migrate');
   try {
+    await adoptBaseline(db, source);
     const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
     return applied;
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * A database built by the migrations before the squash (001-034, issue 34) takes its baseline without
+ * running it: the baseline creates the schema that chain produced, so when knex_migrations records
+ * the chain's last step (`034_ledger_counts`) and not the baseline, its rows are replaced by the
+ * baseline's, in one transaction. The migrations after the baseline then run as on any database
+ * (002 drops what the old chain left and the baseline does not create). A database part-way through
+ * the old chain is refused: the previous release's migrations must finish it first. Returns what it
+ * found: `new` (no migration recorded), `current` (the baseline recorded) or `adopted`.
+ */
+export async function adoptBaseline(db: Knex, source: RelayMigrationSource): Promise<'new' | 'current' | 'adopted'> {
+  const { rows: table } = await db.raw<{ rows: { t: string | null }[] }>(`SELECT to_regclass('knex_migrations')::text AS t`);
+  if (!table[0].t) return 'new';
+  return db.transaction(async (trx) => {
+    // Two services starting at once: the second waits here, then finds the baseline recorded.
+    await trx.raw('LOCK TABLE knex_migrations IN EXCLUSIVE MODE');
+    const { rows } = await trx.raw<{ rows: { name: string; batch: number | null }[] }>('SELECT name, batch FROM knex_migrations ORDER BY name');
+    const names = rows.map((r) => r.name);
+    if (names.length === 0) return 'new';
+    if (names.includes(source.baseline)) return 'current';
+    const known = new Set(await source.getMigrations([]));
+    if (names.some((n) => known.has(n)) || !names.includes(SQUASHED_CHAIN_LAST)) {
+      const at = names[names.length - 1];
+      throw new Error(
+        `this database's migrations stop at ${at}, part-way through the migrations that ${source.baseline} replaces ` +
+          `(they end at ${SQUASHED_CHAIN_LAST}): run the previous release's migrations to the end first, then this release's`,
+      );
+    }
+    const batch = Math.max(0, ...rows.map((r) => r.batch ?? 0));
+    await trx.raw('DELETE FROM knex_migrations');
+    await trx.raw('INSERT INTO knex_migrations (name, batch, migration_time) VALUES (?, ?, now())', [source.baseline, batch]);
+    return 'adopted';
+  });
 }
 
 /** Creates the reporting database when missing and runs its pending migrations (its own list). */

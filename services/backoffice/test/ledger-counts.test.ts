@@ -10,7 +10,7 @@ import { withCurrency } from '../src/domain/reports';
 
 /**
  * Reports and search totals from the reporting database's counts (data/reports and data/search
- * over libs/shared ledger-counts, migration 034's triggers) against the plain SQL aggregate over
+ * over libs/shared ledger-counts, the counts' triggers) against the plain SQL aggregate over
  * the ledger (written out here), on random data over eight days: several casinos, studios, games,
  * currencies, players, transactions SUCCESS, FAILED and PENDING, rounds OPEN and SETTLED, rows on
  * the very edges of days. Then the ledger changes every way it changes: PENDING answered, OPEN

@@ -268,7 +268,7 @@ describe('the random data', () => {
   });
 });
 
-describe('021_late_completion_indexes', () => {
+describe('the late-completion indexes', () => {
   /** Bytes of the partition's index under the parent index `parent` (a partition created later names its own). */
   const size = async (parent: string, partition: string) => {
     const { rows } = await db.raw<{ rows: { n: string }[] }>(

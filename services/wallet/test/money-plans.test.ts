@@ -16,7 +16,7 @@ import { movementRecord } from './movement-records';
 const UNIQUE_ACCESS = new Set(['transactions_pkey', 'transaction_keys_pkey', 'transaction_attempts_pkey', 'rounds_pkey', 'round_keys_pkey']);
 const MONEY_TABLES = new Set(['transactions', 'transaction_attempts', 'rounds', 'transaction_keys', 'round_keys']);
 
-/** A month's partition (or the default one) and its indexes, named as their parent's (007_ledger_partitions). */
+/** A month's partition (or the default one) and its indexes, named as their parent's (libs/shared/src/schema/ledger.ts). */
 const parent = (name: string) => name.replace(/_p(\d{4}_\d{2}|default)(?=_|$)/, '');
 
 interface PlanNode {

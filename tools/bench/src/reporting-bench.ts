@@ -34,7 +34,7 @@ import { bytesReport, ledgerBytes } from './ledger-bytes';
  *                              each statement's plan printed; nothing is written (a look at a few, not a record)
  *
  * Read-only on both databases (every connection runs with default_transaction_read_only), after a
- * VACUUM ANALYZE of the counts (migration 034), which the seed rebuilt after its load.
+ * VACUUM ANALYZE of the counts (libs/shared/src/schema/counts.ts), which the seed rebuilt after its load.
  */
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -96,7 +96,7 @@ interface Target {
   deepCursor: string;
   /** providerId of round r-4242 of the caller, when the caller owns it. */
   detailCasino?: string;
-  /** Days the counts hold (migration 034): exact totals of counted filters come from them. */
+  /** Days the counts hold (libs/shared/src/schema/counts.ts): exact totals of counted filters come from them. */
   countedDays: number;
 }
 

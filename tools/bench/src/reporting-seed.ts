@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       await q(`DROP INDEX "${row.name}"`);
     }
     step(`dropped ${secondary.rowCount} secondary indexes for the load`);
-    // The counts (migration 034) are rebuilt once after the load rather than row by row.
+    // The counts (libs/shared/src/schema/counts.ts) are rebuilt once after the load rather than row by row.
     await q(countTriggersSql(false));
 
     for (let lo = 1; lo <= ROUNDS; lo += CHUNK) {

@@ -1,18 +1,17 @@
-import type { Knex } from 'knex';
-
 /**
- * Back office, part 1: named operator accounts with a role in one scope, their second factor and
- * recovery codes, casino API tokens, and the audit trail.
+ * Back-office accounts, casino API tokens, the audit trail, and what people decided about the money
+ * views' items.
  *
  * - A password is stored only as an argon2id hash, a TOTP secret only sealed (AES-256-GCM under
- *   DATA_ENCRYPTION_KEY), recovery codes and API tokens only as SHA-256 hashes (they are 80 to
- *   256 random bits, so a fast hash is enough; a password is not).
- * - `totp_last_step` refuses a TOTP code a second time (RFC 6238 section 5.2).
+ *   DATA_ENCRYPTION_KEY), recovery codes and API tokens only as SHA-256 hashes (they are 80 to 256
+ *   random bits, so a fast hash is enough; a password is not). `totp_last_step` refuses a TOTP code a
+ *   second time (RFC 6238 section 5.2).
  * - The audit trail is append-only: a trigger refuses UPDATE, DELETE and TRUNCATE, and each row
  *   carries the previous row's hash (libs/shared audit.ts verifies the chain).
+ * - The reconciliation queue and the flagged wins are derived from the ledger at read time; these
+ *   tables hold only what a person decided about an item, and the per-casino win-flag thresholds.
  */
-export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`
+export const ACCOUNTS_SQL = `
     CREATE TABLE operator_accounts (
       account_id        uuid PRIMARY KEY,
       email             text NOT NULL,
@@ -78,15 +77,33 @@ export async function up(knex: Knex): Promise<void> {
       FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
     CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
       FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();
-  `);
-}
 
-export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`
-    DROP TABLE audit_log;
-    DROP FUNCTION audit_log_append_only();
-    DROP TABLE casino_api_tokens;
-    DROP TABLE operator_recovery_codes;
-    DROP TABLE operator_accounts;
-  `);
-}
+    CREATE TABLE reconciliation_decisions (
+      kind         text NOT NULL,
+      provider_id  text NOT NULL,
+      record_id    text NOT NULL,
+      group_id     text NOT NULL,
+      state        text NOT NULL CHECK (state IN ('ACKNOWLEDGED','RESOLVED')),
+      note         text NOT NULL,
+      decided_by   text NOT NULL,
+      decided_at   timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (kind, provider_id, record_id)
+    );
+
+    CREATE TABLE win_flag_thresholds (
+      provider_id      text PRIMARY KEY,
+      multiplier_over  numeric NOT NULL CHECK (multiplier_over >= 0),
+      payout_over      jsonb NOT NULL,
+      updated_by       text NOT NULL,
+      updated_at       timestamptz NOT NULL DEFAULT now()
+    );
+
+    CREATE TABLE win_reviews (
+      transaction_pk  uuid PRIMARY KEY,
+      provider_id     text NOT NULL,
+      group_id        text NOT NULL,
+      note            text NOT NULL,
+      reviewed_by     text NOT NULL,
+      reviewed_at     timestamptz NOT NULL DEFAULT now()
+    );
+`;

@@ -1,14 +1,9 @@
-import type { Knex } from 'knex';
-
 /**
  * Exact totals by counting, on the reporting database only (docs/ledger.md, "Exact totals").
  *
- * 009-032 built daily rollups counted by a job, with lists of the rows unfinished when counted,
- * marks of days a takeover rewrote, late-row indexes and player bitmaps to make the rollups exact
- * between two counts. On a logical replica none of that is needed: every change of the ledger
- * reaches this database as a row change applied by one worker, so a row trigger can keep the
- * counts in the same transaction as the row. The counts are then exact at every snapshot of this
- * database, today included, and nothing is recounted.
+ * Every change of the ledger reaches the reporting database as a row change applied by one worker,
+ * so a row trigger keeps the counts in the same transaction as the row: they are exact at every
+ * snapshot of that database, today included, and nothing is recounted.
  *
  * Three tables, one row per UTC day (of created_at) and key:
  * - ledger_counts_transactions: number and amount sum per casino, studio, game, currency, category, status;
@@ -24,31 +19,7 @@ import type { Knex } from 'knex';
  * the initial copy of a new subscription fires them too (a COPY fires row triggers), so a reporting
  * database created from scratch counts what it copies. ledger_counts_rebuild() recounts everything
  * from the rows in one statement (a bulk load with the triggers disabled, then a recount).
- *
- * On the money database the 009-032 tables and functions are dropped: nothing reads or writes them.
  */
-
-/** The tables and functions of 009-032's rollups, dropped from both databases. */
-const RETIRED_TABLES = [
-  'ledger_player_ids', 'ledger_removed_players', 'ledger_removed_rounds', 'ledger_removed_transactions',
-  'ledger_rollup_days', 'ledger_rollup_player_bits', 'ledger_rollup_player_bits_all_games', 'ledger_rollup_player_bits_all_games_spans',
-  'ledger_rollup_player_bits_by_casino', 'ledger_rollup_player_bits_by_casino_spans', 'ledger_rollup_player_bits_days',
-  'ledger_rollup_player_counts_all_games', 'ledger_rollup_player_counts_by_casino', 'ledger_rollup_player_spans', 'ledger_rollup_players',
-  'ledger_rollup_rounds', 'ledger_rollup_rounds_by_casino', 'ledger_rollup_rounds_by_status', 'ledger_rollup_rounds_by_studio',
-  'ledger_rollup_transactions', 'ledger_rollup_transactions_by_casino', 'ledger_rollup_transactions_by_status',
-  'ledger_rollup_transactions_by_studio', 'ledger_rollup_unfinished', 'ledger_rollup_unfinished_casino_counts',
-  'ledger_rollup_unfinished_casino_currency_counts', 'ledger_rollup_unfinished_counts', 'ledger_rollup_unfinished_currency_counts',
-  'rollup_stale_days',
-];
-
-async function retireRollups(knex: Knex): Promise<void> {
-  await knex.raw(`DROP TABLE IF EXISTS ${RETIRED_TABLES.join(', ')} CASCADE`);
-  const { rows } = await knex.raw<{ rows: { signature: string }[] }>(`
-    SELECT p.oid::regprocedure::text AS signature FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-     WHERE n.nspname = current_schema() AND (p.proname LIKE 'ledger\\_rollup\\_%' OR p.proname = 'ledger_mark_taken_over_day')`);
-  await knex.raw('DROP TRIGGER IF EXISTS transactions_taken_over ON transactions');
-  for (const { signature } of rows) await knex.raw(`DROP FUNCTION IF EXISTS ${signature} CASCADE`);
-}
 
 /** The triggers that keep the counts, per ledger table (a bulk load disables them, then rebuilds). */
 export const COUNT_TRIGGERS: Record<'transactions' | 'rounds', readonly string[]> = {
@@ -171,31 +142,3 @@ export const COUNTS_SQL = `
        GROUP BY ${PLAYER_KEY.map((_, i) => i + 1).join(', ')};
   END $$;
 `;
-
-/** The reporting database: the rollups retired, the counts created and filled from the rows it holds. */
-export async function upReporting(knex: Knex): Promise<void> {
-  await retireRollups(knex);
-  await knex.raw(COUNTS_SQL);
-  await knex.raw('SELECT ledger_counts_rebuild()');
-}
-
-export async function downReporting(knex: Knex): Promise<void> {
-  await knex.raw(`
-    DROP TRIGGER transactions_counted ON transactions; DROP TRIGGER transactions_recounted ON transactions; DROP TRIGGER transactions_emptied ON transactions;
-    DROP TRIGGER rounds_counted ON rounds; DROP TRIGGER rounds_recounted ON rounds; DROP TRIGGER rounds_emptied ON rounds;
-    DROP FUNCTION ledger_count_transaction(), ledger_count_round(), ledger_counts_forget(), ledger_counts_rebuild();
-    DROP TABLE ledger_counts_transactions, ledger_counts_rounds, ledger_counts_players, ledger_retained;
-  `);
-}
-
-/** The money database: the rollups retired (it never reads them; the wallet no longer marks days). */
-export async function upMoney(knex: Knex): Promise<void> {
-  await retireRollups(knex);
-  await knex.raw('DROP FUNCTION IF EXISTS ledger_late_keys(text, text, timestamptz, timestamptz)');
-}
-
-/** Irreversible: the rollups are not rebuilt on the way down (no code reads them any more). */
-export async function downMoney(): Promise<void> {}
-
-export const reporting = { up: upReporting, down: downReporting };
-export const money = { up: upMoney, down: downMoney };
