@@ -340,7 +340,7 @@ function writeReport(results: Measured[], ctx: {
     '(50/30/20 % of the records), 90 days ending at the seed time; 1 % of rounds open, half of their credits FAILED and',
     'half PENDING.',
     '',
-    ...[small, large].map((t) => `- ${t.label}: ${new URL(t.url).pathname.slice(1)}, ${n(t.seed.rounds)} rounds and ${n(t.seed.transactions)} transactions, seeded ${t.seed.seeded_at.toISOString()}; counts (kept by triggers, migration 034) of ${n(t.countedDays)} days: totals of counted filters come from them, as in production.`),
+    ...[small, large].map((t) => `- ${t.label}: ${new URL(t.url).pathname.slice(1)}, ${n(t.seed.rounds)} rounds and ${n(t.seed.transactions)} transactions, seeded ${t.seed.seeded_at.toISOString()}; counts (kept by triggers, libs/shared/src/schema/counts.ts) of ${n(t.countedDays)} days: totals of counted filters come from them, as in production.`),
     '',
     `Caller: ${caller}, which owns ${n(ctx.callerRows.small.transactions)} and ${n(ctx.callerRows.large.transactions)} transactions. "One day" is ${ctx.day} (inside both data sets).`,
     '',

@@ -15,7 +15,7 @@ import {
 
 /**
  * Loads the reporting benchmark data set into a reporting database (its migrations: every reporting
- * index and the counts, migration 034): 2,500,000 rounds and 5,000,000 transactions over 20
+ * index and the counts, libs/shared/src/schema/counts.ts): 2,500,000 rounds and 5,000,000 transactions over 20
  * casinos and 3 game providers, spread over 90 days ending now. Everything is generated inside
  * PostgreSQL (INSERT ... SELECT over generate_series); secondary indexes are dropped during the
  * load and rebuilt after it, which is several times faster than maintaining them row by row.
