@@ -110,11 +110,13 @@ export const configSchema = z
     if (env.BACKOFFICE_SESSION_IDLE_SECONDS > env.BACKOFFICE_SESSION_MAX_SECONDS) {
       ctx.addIssue({ code: 'custom', path: ['BACKOFFICE_SESSION_IDLE_SECONDS'], message: 'must not be longer than BACKOFFICE_SESSION_MAX_SECONDS' });
     }
-    // The reporting database drops a month only once no money call can change its rows: after the
-    // money database archived it, and past the idempotency window (a repeat may take a record over).
+    // The reporting database drops a month only once no money call can change its rows: the money
+    // database archived it a month before (an open round may settle at any age until then: an update
+    // of a row the replica dropped is skipped, and its counts would stay wrong), and past the
+    // idempotency window (a repeat may take a record over).
     if (env.REPORTING_RETENTION_MONTHS !== undefined) {
-      if (env.LEDGER_RETENTION_MONTHS !== undefined && env.REPORTING_RETENTION_MONTHS < env.LEDGER_RETENTION_MONTHS) {
-        ctx.addIssue({ code: 'custom', path: ['REPORTING_RETENTION_MONTHS'], message: 'must not be shorter than LEDGER_RETENTION_MONTHS' });
+      if (env.LEDGER_RETENTION_MONTHS === undefined || env.REPORTING_RETENTION_MONTHS <= env.LEDGER_RETENTION_MONTHS) {
+        ctx.addIssue({ code: 'custom', path: ['REPORTING_RETENTION_MONTHS'], message: 'must be longer than LEDGER_RETENTION_MONTHS, which must be set' });
       }
       if (env.REPORTING_RETENTION_MONTHS * 28 <= env.IDEMPOTENCY_RETENTION_DAYS) {
         ctx.addIssue({ code: 'custom', path: ['REPORTING_RETENTION_MONTHS'], message: 'must cover IDEMPOTENCY_RETENTION_DAYS (a repeat may still change a row that old)' });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { migrationSource, reportingMigrationSource, SQUASHED_CHAIN_LAST, type RelayMigrationSource } from './migrations';
+import { migrationSource, reportingMigrationSource, SQUASHED_CHAIN_ENDS, type RelayMigrationSource } from './migrations';
 import { assertLogicalWal, ensureSubscription, type SubscribeOptions } from './replication';
 
 export type { Knex } from 'knex';
@@ -166,13 +166,15 @@ export async function migrateToLatest(url: string, source: RelayMigrationSource 
 }
 
 /**
- * A database built by the migrations before the squash (001-034, issue 34) takes its baseline without
- * running it: the baseline creates the schema that chain produced, so when knex_migrations records
- * the chain's last step (`034_ledger_counts`) and not the baseline, its rows are replaced by the
- * baseline's, in one transaction. The migrations after the baseline then run as on any database
- * (002 drops what the old chain left and the baseline does not create). A database part-way through
- * the old chain is refused: the previous release's migrations must finish it first. Returns what it
- * found: `new` (no migration recorded), `current` (the baseline recorded) or `adopted`.
+ * A database built by the migrations before the squash (issue 34) takes its baseline without running
+ * it: when knex_migrations records the end of that chain (the previous release's 033, or 034) and not
+ * the baseline, its rows are replaced by the baseline's, in one transaction. The migrations after the
+ * baseline then run as on any database (a reporting database of the previous release gets its counts
+ * there). Nothing the previous release uses is dropped: it keeps running while a deploy rolls out
+ * (what it left behind is listed in docs/ledger.md, "Migrating an existing database", for a later
+ * release to drop). A database part-way through the old chain is refused: the previous release's
+ * migrations must finish it first. Returns what it found: `new` (no migration recorded), `current`
+ * (the baseline recorded) or `adopted`.
  */
 export async function adoptBaseline(db: Knex, source: RelayMigrationSource): Promise<'new' | 'current' | 'adopted'> {
   const { rows: table } = await db.raw<{ rows: { t: string | null }[] }>(`SELECT to_regclass('knex_migrations')::text AS t`);
@@ -185,11 +187,11 @@ export async function adoptBaseline(db: Knex, source: RelayMigrationSource): Pro
     if (names.length === 0) return 'new';
     if (names.includes(source.baseline)) return 'current';
     const known = new Set(await source.getMigrations([]));
-    if (names.some((n) => known.has(n)) || !names.includes(SQUASHED_CHAIN_LAST)) {
+    if (names.some((n) => known.has(n)) || !names.some((n) => SQUASHED_CHAIN_ENDS.includes(n))) {
       const at = names[names.length - 1];
       throw new Error(
         `this database's migrations stop at ${at}, part-way through the migrations that ${source.baseline} replaces ` +
-          `(they end at ${SQUASHED_CHAIN_LAST}): run the previous release's migrations to the end first, then this release's`,
+          `(they end at ${SQUASHED_CHAIN_ENDS[0]} or ${SQUASHED_CHAIN_ENDS[1]}): run the previous release's migrations to the end first, then this release's`,
       );
     }
     const batch = Math.max(0, ...rows.map((r) => r.batch ?? 0));
@@ -216,8 +218,39 @@ export async function prepareDatabases(moneyUrl: string, reportingUrl: string, o
   await ensureDatabaseExists(moneyUrl);
   const reporting = await migrateReporting(reportingUrl);
   const money = await migrateToLatest(moneyUrl);
+  await mirrorPartitions(moneyUrl, reportingUrl);
   const subscription = await ensureSubscription(moneyUrl, reportingUrl, options);
   return { money, reporting, subscription };
+}
+
+/**
+ * Every monthly partition of the money database's ledger made on the reporting database too, before
+ * its first copy: the copied rows then land in their months (which its retention can drop), not in
+ * its default partition (its migrations make only the current month and the months ahead).
+ */
+export async function mirrorPartitions(moneyUrl: string, reportingUrl: string): Promise<number> {
+  const money = new pg.Client({ connectionString: moneyUrl, application_name: 'relay-migrate' });
+  await money.connect();
+  let months: { parent_table: string; month: string }[];
+  try {
+    months = (await money.query<{ parent_table: string; month: string }>(
+      `SELECT parent_table, to_char(month, 'YYYY-MM-DD') AS month FROM ledger_partitions WHERE month IS NOT NULL ORDER BY month`,
+    )).rows;
+  } finally {
+    await money.end();
+  }
+  const reporting = new pg.Client({ connectionString: reportingUrl, application_name: 'relay-migrate' });
+  await reporting.connect();
+  try {
+    let created = 0;
+    for (const { parent_table, month } of months) {
+      const { rows } = await reporting.query<{ created: boolean }>('SELECT ledger_create_partition($1, $2::date) AS created', [parent_table, month]);
+      if (rows[0].created) created += 1;
+    }
+    return created;
+  } finally {
+    await reporting.end();
+  }
 }
 
 /** True when the error is PostgreSQL's unique violation. */

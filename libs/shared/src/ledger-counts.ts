@@ -93,6 +93,8 @@ export function ledgerCounts(read: Knex, spec: CountSpec): Knex.Raw {
   const dimsOf = (liveRow: boolean) => dims.map((d) => (d === 'day' && liveRow ? read.raw(`(c.created_at AT TIME ZONE 'UTC')::date AS day`) : `c.${d}`));
   if (days) {
     const counted = read.from(`${COUNTS_TABLE[table]} as c`).select(dimsOf(false)).select(FIGURES[table].map(([name, sum]) => read.raw(`${sum} AS ${name}`)));
+    // A key whose rows all moved away or left stays at zero: it is no group of any answer.
+    counted.where('c.n', '<>', 0);
     if (days.from) counted.where('c.day', '>=', days.from);
     if (days.until) counted.where('c.day', '<', days.until);
     if (spec.retainedOnly) counted.whereRaw(`c.day >= coalesce((SELECT r.since FROM ledger_retained r WHERE r.ledger = ?), '-infinity')`, [table]);
@@ -131,12 +133,15 @@ export function ledgerCount(read: Knex, spec: Omit<CountSpec, 'dims'>): Knex.Raw
  * (casino, player).
  */
 export function ledgerPlayers(read: Knex, spec: { fromDay: string; untilDay: string; dims: readonly CountDim[]; narrow: CountSpec['narrow'] }): Knex.Raw {
-  const q = read.from('ledger_counts_players as c')
-    .select(spec.dims.map((d) => `c.${d}`))
-    .select(read.raw('count(DISTINCT (c.provider_id, c.player_id)) AS players'))
+  // DISTINCT then count: PostgreSQL hashes the distinct (group, casino, player) (in parallel), where
+  // count(DISTINCT ...) sorts every row of the period in one process (a reviewer's 2M rows: 4.5 s
+  // against 10.3 s). Still a read of every player-day of the period: see docs/ledger.md, "Exact totals".
+  const distinct = read.from('ledger_counts_players as c')
+    .distinct([...spec.dims.map((d) => `c.${d}`), 'c.provider_id as player_casino', 'c.player_id'])
     .where('c.day', '>=', spec.fromDay).where('c.day', '<', spec.untilDay).where('c.n', '>', 0);
-  spec.narrow(q, 'c');
-  if (spec.dims.length) q.groupBy(spec.dims.map((d) => `c.${d}`));
+  spec.narrow(distinct, 'c');
+  const q = read.from(distinct.as('p')).select(spec.dims.map((d) => `p.${d}`)).select(read.raw('count(*) AS players'));
+  if (spec.dims.length) q.groupBy(spec.dims.map((d) => `p.${d}`));
   return read.raw('?', [q]);
 }
 

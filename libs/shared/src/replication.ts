@@ -185,6 +185,7 @@ const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
  */
 export async function dropSubscription(moneyUrl: string, reportingUrl: string): Promise<void> {
   const name = subscriptionName(reportingUrl);
+  const moneyDatabase = databaseName(moneyUrl);
   let syncSlots: string | undefined;
   await withClient(reportingUrl, async (c) => {
     const found = await c.query<{ oid: string }>('SELECT oid::text FROM pg_subscription WHERE subname = $1', [name]);
@@ -198,10 +199,18 @@ export async function dropSubscription(moneyUrl: string, reportingUrl: string): 
     syncSlots = slots;
     await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (publisher) => {
       for (let i = 0; ; i += 1) {
-        const workers = await c.query('SELECT 1 FROM pg_stat_subscription WHERE subname = $1 AND pid IS NOT NULL', [name]);
-        const senders = await publisher.query<{ pid: number }>('SELECT active_pid AS pid FROM pg_replication_slots WHERE slot_name LIKE $1 AND active_pid IS NOT NULL', [slots]);
+        const workers = await c.query<{ pid: number }>('SELECT pid FROM pg_stat_subscription WHERE subname = $1 AND pid IS NOT NULL', [name]);
+        const senders = await publisher.query<{ pid: number }>(
+          'SELECT active_pid AS pid FROM pg_replication_slots WHERE slot_name LIKE $1 AND database = $2 AND active_pid IS NOT NULL',
+          [slots, moneyDatabase],
+        );
         if (!workers.rowCount && !senders.rowCount) return;
-        if (i === 40) for (const { pid } of senders.rows) await publisher.query('SELECT pg_terminate_backend($1)', [pid]);
+        // A second's grace, then the copy's sending half and this subscription's own workers are ended
+        // (a worker blocked on a lock, or deep in a first copy, does not look at the disable flag).
+        if (i === 40) {
+          for (const { pid } of senders.rows) await publisher.query('SELECT pg_terminate_backend($1)', [pid]);
+          for (const { pid } of workers.rows) await c.query('SELECT pg_terminate_backend($1)', [pid]);
+        }
         if (i > 400) throw new Error(`the subscription ${name}'s workers did not stop`);
         await sleep(25);
       }
@@ -211,10 +220,10 @@ export async function dropSubscription(moneyUrl: string, reportingUrl: string): 
   }).catch((err: { code?: string }) => {
     if (err.code !== '3D000') throw err; // the reporting database is gone already
   });
-  // The copies' slots a disabled subscription left behind (SET slot_name = NONE: the DROP does not connect).
+  // The copies' slots a disabled subscription may leave behind (their tables' copy was cut short).
   if (syncSlots) {
     await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (c) => {
-      await c.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE $1 AND NOT active', [syncSlots]);
+      await c.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE $1 AND database = $2 AND NOT active', [syncSlots, moneyDatabase]);
     });
   }
   await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (c) => {

@@ -259,6 +259,50 @@ describe('When reports and search totals are read from the counts the reporting 
     await check();
   }, 300000);
 
+  it('then a key whose only row moved away or was deleted is no group and no currency of any answer', async () => {
+    const at = new Date(startOfToday - 2 * DAY_MS + 3_600_000).toISOString();
+    const id = randomUUID();
+    await db('transactions').insert({
+      id, provider_id: 'c-phantom', transaction_id: `t-${id}`, round_id: 'r', category: 'CASH_OUT', status: 'SUCCESS', group_id: 'g-phantom', game_id: 2,
+      currency: 'SEK', player_id: 'p', session_id: 's', language: 'en', amount: '10.00', request_fingerprint: 'x', claimed_at: at, created_at: at,
+    });
+    await db('transactions').where({ id }).update({ game_id: 3 });
+    await db('transactions').where({ id }).delete();
+    const scope: OperatorScope = { type: 'studio', groupId: 'g-phantom' };
+    const f: ReportFilter = { fromDay: dayText(DAYS), toDay: dayText(0) };
+    expect(await reportRows(db, scope, f, ['game', 'currency'], { limit: 100, offset: 0 })).toEqual({ rows: [], total: 0, totals: [] });
+    expect(await searchTotals(db, 'transactions', scope, {})).toEqual([]);
+    // The keys are there, at zero.
+    expect((await db('ledger_counts_transactions').where({ group_id: 'g-phantom' }).select('n')).map((r) => Number(r.n))).toEqual([0, 0]);
+  });
+
+  it('then a rebuild keeps the counts of the days before ledger_retained: their rows are gone, the counts are all the reports have', async () => {
+    const since = dayText(3);
+    const before = await reportRows(db, { type: 'platform' }, everything, ['day', 'currency'], { limit: 1000, offset: 0 });
+    await db('ledger_retained').insert({ ledger: 'transactions', since }).onConflict('ledger').merge();
+    await db('ledger_retained').insert({ ledger: 'rounds', since }).onConflict('ledger').merge();
+    try {
+      // As if retention had dropped those days' rows: the rows leave without their counts.
+      await db.raw(countTriggersSql(false));
+      const gone = await db.transaction(async (trx) => {
+        const tx = await trx('transactions').where('created_at', '<', `${since}T00:00:00Z`).delete().returning('*');
+        const rd = await trx('rounds').where('created_at', '<', `${since}T00:00:00Z`).delete().returning('*');
+        return { tx, rd };
+      });
+      await db.raw(countTriggersSql(true));
+      await db.raw('SELECT ledger_counts_rebuild()');
+      expect(await reportRows(db, { type: 'platform' }, everything, ['day', 'currency'], { limit: 1000, offset: 0 })).toEqual(before);
+      await db.raw(countTriggersSql(false));
+      await db.batchInsert('transactions', gone.tx, 500);
+      await db.batchInsert('rounds', gone.rd, 500);
+      await db.raw(countTriggersSql(true));
+    } finally {
+      await db('ledger_retained').delete();
+    }
+    await db.raw('SELECT ledger_counts_rebuild()');
+    expect(await reportRows(db, { type: 'platform' }, everything, ['day', 'currency'], { limit: 1000, offset: 0 })).toEqual(before);
+  });
+
   it('then a bulk load with the triggers off, then a rebuild, counts what was loaded', async () => {
     await db.raw(countTriggersSql(false));
     try {

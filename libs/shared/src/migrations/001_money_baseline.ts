@@ -9,8 +9,9 @@ import { sessionsSql } from '../schema/sessions';
 
 /**
  * The money database as the migrations 001-034 left it (squashed, issue 34), minus the leftovers of
- * the retired ways of migrating a ledger of the layout before partitions (002_retire_legacy_leftovers
- * drops them from a database built by those migrations).
+ * the retired ways of migrating a ledger of the layout before partitions and the retired rollups (a
+ * database built by those migrations keeps them until a later release drops them: docs/ledger.md,
+ * "Migrating an existing database").
  *
  * The money database holds what a money call needs and every write (docs/reporting-database.md):
  * configuration and catalog, sessions, the ledger with only the indexes the money path and its jobs

@@ -10,8 +10,8 @@ import { sessionsSql } from '../schema/sessions';
 
 /**
  * The reporting database as the migrations 001-034 left it (squashed, issue 34), minus the leftovers
- * of the retired ways of migrating a ledger of the layout before partitions (002_retire_legacy_leftovers
- * drops them from a database built by those migrations).
+ * of the retired ways of migrating a ledger of the layout before partitions (a database built by those
+ * migrations keeps them until a later release drops them: docs/ledger.md, "Migrating an existing database").
  *
  * The reporting database is a logical replica of the money database (docs/reporting-database.md): the
  * same tables without the columns that hold secrets (the publication never sends them), every

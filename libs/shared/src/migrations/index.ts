@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import * as moneyBaseline from './001_money_baseline';
 import * as reportingBaseline from './001_reporting_baseline';
-import * as retireLegacyLeftovers from './002_retire_legacy_leftovers';
+import * as reportingCounts from './002_reporting_counts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,17 +31,20 @@ const source = (migrations: Record<string, Migration>, baseline: string): RelayM
   getMigration: async (name) => migrations[name] as Migration,
 });
 
-/** The last migration of the chain the baselines replace, on both databases. */
-export const SQUASHED_CHAIN_LAST = '034_ledger_counts';
+/**
+ * The last migration of the chain the baselines replace, as a database built by it records it: the
+ * previous release's (033, one per database), or 034 (databases of this release's development).
+ */
+export const SQUASHED_CHAIN_ENDS: readonly string[] = ['033_money_lean', '033_reporting_replica', '034_ledger_counts'];
 
 /** The money database's migrations (DATABASE_URL). */
 export const migrationSource = source(
-  { '001_money_baseline': moneyBaseline, '002_retire_legacy_leftovers': retireLegacyLeftovers },
+  { '001_money_baseline': moneyBaseline },
   '001_money_baseline',
 );
 
 /** The reporting database's migrations (REPORTING_DATABASE_URL). */
 export const reportingMigrationSource = source(
-  { '001_reporting_baseline': reportingBaseline, '002_retire_legacy_leftovers': retireLegacyLeftovers },
+  { '001_reporting_baseline': reportingBaseline, '002_reporting_counts': reportingCounts },
   '001_reporting_baseline',
 );

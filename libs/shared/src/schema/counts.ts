@@ -44,7 +44,8 @@ const values = (key: string[], row: string) => key.map((c) => (c === 'day' ? DAY
 /** The UPDATE trigger's condition: a column the counts depend on changed. */
 const changed = (columns: string[]) => columns.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
 
-export const COUNTS_SQL = `
+/** The count tables and ledger_retained. */
+export const COUNT_TABLES_SQL = `
   CREATE TABLE ledger_counts_transactions (
     provider_id text NOT NULL, day date NOT NULL, group_id text NOT NULL, game_id integer NOT NULL,
     currency text NOT NULL, category text NOT NULL, status text NOT NULL,
@@ -67,9 +68,12 @@ export const COUNTS_SQL = `
   CREATE INDEX ledger_counts_players_studio ON ledger_counts_players (group_id, day);
   -- The first day whose rows the lists still hold, per ledger table (the retention job's).
   CREATE TABLE ledger_retained (ledger text PRIMARY KEY, since date NOT NULL);
+`;
 
+/** The functions the triggers run, and the rebuild (CREATE OR REPLACE: a later release replaces them in place). */
+export const COUNT_FUNCTIONS_SQL = `
   -- The apply worker runs with an empty search_path: the functions name their own.
-  CREATE FUNCTION ledger_count_transaction() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
+  CREATE OR REPLACE FUNCTION ledger_count_transaction() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
   BEGIN
     IF TG_OP <> 'INSERT' THEN
       UPDATE ledger_counts_transactions SET n = n - 1, amount = amount - OLD.amount WHERE ${matches(TRANSACTION_KEY, 'OLD')};
@@ -87,7 +91,7 @@ export const COUNTS_SQL = `
     END IF;
     RETURN NULL;
   END $$;
-  CREATE FUNCTION ledger_count_round() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
+  CREATE OR REPLACE FUNCTION ledger_count_round() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
   BEGIN
     IF TG_OP <> 'INSERT' THEN
       UPDATE ledger_counts_rounds SET n = n - 1, bet_amount = bet_amount - OLD.bet_amount,
@@ -101,17 +105,49 @@ export const COUNTS_SQL = `
     END IF;
     RETURN NULL;
   END $$;
-  CREATE FUNCTION ledger_counts_forget() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
+  -- A TRUNCATE of the ledger empties the counts of the days the ledger held; the days before
+  -- ledger_retained (months retention dropped) are kept: their counts are all the reports have.
+  CREATE OR REPLACE FUNCTION ledger_counts_forget() RETURNS trigger LANGUAGE plpgsql SET search_path = public AS $$
+  DECLARE
+    kept date := coalesce((SELECT since FROM ledger_retained WHERE ledger = TG_TABLE_NAME), '-infinity');
   BEGIN
     IF TG_TABLE_NAME = 'transactions' THEN
-      DELETE FROM ledger_counts_transactions;
-      DELETE FROM ledger_counts_players;
+      DELETE FROM ledger_counts_transactions WHERE day >= kept;
+      DELETE FROM ledger_counts_players WHERE day >= kept;
     ELSE
-      DELETE FROM ledger_counts_rounds;
+      DELETE FROM ledger_counts_rounds WHERE day >= kept;
     END IF;
     RETURN NULL;
   END $$;
 
+  -- Everything the rows still hold recounted from them, in one statement each (a repair, or after a
+  -- bulk load with the triggers disabled). The days before ledger_retained (months retention dropped)
+  -- keep their counts: their rows are gone, and the counts are all the reports have of them. Holds the
+  -- ledger against writes meanwhile (the apply worker waits: minutes at 30M transactions).
+  CREATE OR REPLACE FUNCTION ledger_counts_rebuild() RETURNS void LANGUAGE plpgsql SET search_path = public AS $$
+  DECLARE
+    kept_tx date := coalesce((SELECT since FROM ledger_retained WHERE ledger = 'transactions'), '-infinity');
+    kept_rounds date := coalesce((SELECT since FROM ledger_retained WHERE ledger = 'rounds'), '-infinity');
+  BEGIN
+    LOCK TABLE transactions, rounds IN SHARE MODE;
+    DELETE FROM ledger_counts_transactions WHERE day >= kept_tx;
+    DELETE FROM ledger_counts_rounds WHERE day >= kept_rounds;
+    DELETE FROM ledger_counts_players WHERE day >= kept_tx;
+    INSERT INTO ledger_counts_transactions
+      SELECT ${values(TRANSACTION_KEY, 't')}, count(*), sum(t.amount) FROM transactions t WHERE ${DAY('t')} >= kept_tx
+       GROUP BY ${TRANSACTION_KEY.map((_, i) => i + 1).join(', ')};
+    INSERT INTO ledger_counts_rounds
+      SELECT ${values(ROUND_KEY, 'r')}, count(*), sum(r.bet_amount), coalesce(sum(r.payout_amount), 0) FROM rounds r WHERE ${DAY('r')} >= kept_rounds
+       GROUP BY ${ROUND_KEY.map((_, i) => i + 1).join(', ')};
+    INSERT INTO ledger_counts_players
+      SELECT ${values(PLAYER_KEY, 't')}, count(*) FROM transactions t
+       WHERE t.category = 'CASH_OUT' AND t.status = 'SUCCESS' AND ${DAY('t')} >= kept_tx
+       GROUP BY ${PLAYER_KEY.map((_, i) => i + 1).join(', ')};
+  END $$;
+`;
+
+/** The triggers on the ledger tables, enabled ALWAYS. */
+export const COUNT_TRIGGERS_SQL = `
   CREATE TRIGGER transactions_counted AFTER INSERT OR DELETE ON transactions FOR EACH ROW EXECUTE FUNCTION ledger_count_transaction();
   CREATE TRIGGER transactions_recounted AFTER UPDATE ON transactions FOR EACH ROW
     WHEN (${changed(['provider_id', 'created_at', 'group_id', 'game_id', 'currency', 'category', 'status', 'amount', 'player_id'])})
@@ -123,22 +159,7 @@ export const COUNTS_SQL = `
     EXECUTE FUNCTION ledger_count_round();
   CREATE TRIGGER rounds_emptied AFTER TRUNCATE ON rounds FOR EACH STATEMENT EXECUTE FUNCTION ledger_counts_forget();
   ${countTriggersSql(true)}
-
-  -- Everything recounted from the rows, in one statement each (a repair, or after a bulk load with
-  -- the triggers disabled). Holds the ledger against writes (the apply worker waits) meanwhile.
-  CREATE FUNCTION ledger_counts_rebuild() RETURNS void LANGUAGE plpgsql SET search_path = public AS $$
-  BEGIN
-    LOCK TABLE transactions, rounds IN SHARE MODE;
-    DELETE FROM ledger_counts_transactions;
-    DELETE FROM ledger_counts_rounds;
-    DELETE FROM ledger_counts_players;
-    INSERT INTO ledger_counts_transactions
-      SELECT ${values(TRANSACTION_KEY, 't')}, count(*), sum(t.amount) FROM transactions t GROUP BY ${TRANSACTION_KEY.map((_, i) => i + 1).join(', ')};
-    INSERT INTO ledger_counts_rounds
-      SELECT ${values(ROUND_KEY, 'r')}, count(*), sum(r.bet_amount), coalesce(sum(r.payout_amount), 0) FROM rounds r
-       GROUP BY ${ROUND_KEY.map((_, i) => i + 1).join(', ')};
-    INSERT INTO ledger_counts_players
-      SELECT ${values(PLAYER_KEY, 't')}, count(*) FROM transactions t WHERE t.category = 'CASH_OUT' AND t.status = 'SUCCESS'
-       GROUP BY ${PLAYER_KEY.map((_, i) => i + 1).join(', ')};
-  END $$;
 `;
+
+/** Everything of the counts, for a new reporting database. */
+export const COUNTS_SQL = [COUNT_TABLES_SQL, COUNT_FUNCTIONS_SQL, COUNT_TRIGGERS_SQL].join('\n');
