@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource, reportingMigrationSource, SQUASHED_CHAIN_ENDS, type RelayMigrationSource } from './migrations';
-import { assertLogicalWal, ensureSubscription, type SubscribeOptions } from './replication';
+import { assertLogicalWal, ensureSubscription, serverUrl, withClient, type SubscribeOptions } from './replication';
 
 export type { Knex } from 'knex';
 
@@ -120,9 +120,7 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
   if (!/^[a-zA-Z0-9_-]+$/.test(name)) throw new Error('database name must be alphanumeric, _ or -');
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const client = new pg.Client({ connectionString: serverUrl(url) });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -141,9 +139,7 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
 export async function dropDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const client = new pg.Client({ connectionString: serverUrl(url) });
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -229,28 +225,17 @@ export async function prepareDatabases(moneyUrl: string, reportingUrl: string, o
  * its default partition (its migrations make only the current month and the months ahead).
  */
 export async function mirrorPartitions(moneyUrl: string, reportingUrl: string): Promise<number> {
-  const money = new pg.Client({ connectionString: moneyUrl, application_name: 'relay-migrate' });
-  await money.connect();
-  let months: { parent_table: string; month: string }[];
-  try {
-    months = (await money.query<{ parent_table: string; month: string }>(
-      `SELECT parent_table, to_char(month, 'YYYY-MM-DD') AS month FROM ledger_partitions WHERE month IS NOT NULL ORDER BY month`,
-    )).rows;
-  } finally {
-    await money.end();
-  }
-  const reporting = new pg.Client({ connectionString: reportingUrl, application_name: 'relay-migrate' });
-  await reporting.connect();
-  try {
+  const months = await withClient(moneyUrl, async (money) => (await money.query<{ parent_table: string; month: string }>(
+    `SELECT parent_table, to_char(month, 'YYYY-MM-DD') AS month FROM ledger_partitions WHERE month IS NOT NULL ORDER BY month`,
+  )).rows, 'relay-migrate');
+  return withClient(reportingUrl, async (reporting) => {
     let created = 0;
     for (const { parent_table, month } of months) {
       const { rows } = await reporting.query<{ created: boolean }>('SELECT ledger_create_partition($1, $2::date) AS created', [parent_table, month]);
       if (rows[0].created) created += 1;
     }
     return created;
-  } finally {
-    await reporting.end();
-  }
+  }, 'relay-migrate');
 }
 
 /** True when the error is PostgreSQL's unique violation. */

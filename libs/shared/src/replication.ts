@@ -94,8 +94,9 @@ export function publisherConnection(moneyUrl: string): string {
     .join(' ');
 }
 
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, application_name: 'relay-replication-setup' });
+/** One connection for the length of `fn`, closed whatever happens. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>, applicationName = 'relay-replication-setup'): Promise<T> {
+  const client = new pg.Client({ connectionString: url, application_name: applicationName });
   await client.connect();
   try {
     return await fn(client);
@@ -104,11 +105,16 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
   }
 }
 
-/** The server's wal_level, through a database of it (`postgres` when the URL names one that may not exist yet). */
-export async function walLevelOf(url: string): Promise<string> {
+/** The URL of the server's `postgres` database: for what concerns the server, or a database that may not exist yet. */
+export function serverUrl(url: string): string {
   const u = new URL(url);
   u.pathname = '/postgres';
-  return withClient(u.toString(), async (c) => (await c.query<{ wal_level: string }>('SHOW wal_level')).rows[0].wal_level);
+  return u.toString();
+}
+
+/** The server's wal_level. */
+export async function walLevelOf(url: string): Promise<string> {
+  return withClient(serverUrl(url), async (c) => (await c.query<{ wal_level: string }>('SHOW wal_level')).rows[0].wal_level);
 }
 
 /** Fails with a message naming the setting when the money database's server cannot publish. */
@@ -186,6 +192,7 @@ const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 export async function dropSubscription(moneyUrl: string, reportingUrl: string): Promise<void> {
   const name = subscriptionName(reportingUrl);
   const moneyDatabase = databaseName(moneyUrl);
+  const server = serverUrl(moneyUrl);
   let syncSlots: string | undefined;
   await withClient(reportingUrl, async (c) => {
     const found = await c.query<{ oid: string }>('SELECT oid::text FROM pg_subscription WHERE subname = $1', [name]);
@@ -197,7 +204,7 @@ export async function dropSubscription(moneyUrl: string, reportingUrl: string): 
     // ends the publisher's half of a copy that is still creating its slot.
     const slots = `pg\\_${found.rows[0].oid}\\_sync\\_%`;
     syncSlots = slots;
-    await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (publisher) => {
+    await withClient(server, async (publisher) => {
       for (let i = 0; ; i += 1) {
         const workers = await c.query<{ pid: number }>('SELECT pid FROM pg_stat_subscription WHERE subname = $1 AND pid IS NOT NULL', [name]);
         const senders = await publisher.query<{ pid: number }>(
@@ -220,13 +227,11 @@ export async function dropSubscription(moneyUrl: string, reportingUrl: string): 
   }).catch((err: { code?: string }) => {
     if (err.code !== '3D000') throw err; // the reporting database is gone already
   });
-  // The copies' slots a disabled subscription may leave behind (their tables' copy was cut short).
-  if (syncSlots) {
-    await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (c) => {
+  await withClient(server, async (c) => {
+    // The copies' slots a disabled subscription may leave behind (their tables' copy was cut short).
+    if (syncSlots) {
       await c.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE $1 AND database = $2 AND NOT active', [syncSlots, moneyDatabase]);
-    });
-  }
-  await withClient(moneyUrl.replace(/\/[^/?]*(\?|$)/, '/postgres$1'), async (c) => {
+    }
     for (let i = 0; i < 100; i += 1) {
       const { rows } = await c.query<{ active: boolean }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [name]);
       if (!rows.length) return;
