@@ -20,6 +20,7 @@ export * from './runtime';
 export { migrationSource, reportingMigrationSource } from './migrations';
 export { LATE_COMPLETION, lateKeysQuery } from './schema/reporting-indexes';
 export { COUNT_TRIGGERS, countTriggersSql } from './schema/counts';
+export { HEARTBEAT_ROW_SQL } from './schema/heartbeat';
 export * from './sessions';
 export * from './registry';
 export * from './casino';

@@ -273,19 +273,7 @@ export async function replicationBarrier(money: { query: (sql: string) => Promis
 }
 
 /** Bumps the heartbeat: the lag's clock, written by the ledger jobs' process every REPLICATION_HEARTBEAT_MS. */
-export const HEARTBEAT_SQL = `
-  UPDATE replication_heartbeat SET beat = beat + 1, beat_at = clock_timestamp(),
-    -- The horizon: held back to the oldest transaction still running here; kept where it was while
-    -- a prepared transaction or a session the writer may not see (another role's) could be older.
-    horizon_at = CASE
-      WHEN EXISTS (SELECT 1 FROM pg_prepared_xacts p WHERE p.database = current_database())
-        OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
-                     AND (a.query = '<insufficient privilege>' OR a.state = 'disabled'))
-      THEN horizon_at
-      ELSE greatest(horizon_at, least(clock_timestamp(), (SELECT min(a.xact_start) FROM pg_stat_activity a
-             WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend')))
-    END
-  WHERE id = 1`;
+export const HEARTBEAT_SQL = `UPDATE replication_heartbeat SET beat = beat + 1, beat_at = clock_timestamp() WHERE id = 1`;
 
 /**
  * How far behind the reporting database is, read on it: the age of the newest heartbeat it has

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { closeRuntime, createLogger, createRuntime, IdentitySigner, listen, loadConfig } from '@relay/shared';
+import { closeRuntime, createLogger, createRuntime, HEARTBEAT_ROW_SQL, HEARTBEAT_SQL, IdentitySigner, listen, loadConfig } from '@relay/shared';
 import { createBackofficeApp } from '@relay/backoffice';
 import { analyzeCounts, GAME_PROVIDERS, groupId, readOnly, scaleLabel } from './reporting-data';
 
@@ -58,10 +58,8 @@ async function main(): Promise<void> {
   // (reporting not caught up). The one write of the run, on a connection of its own.
   const heartbeat = new pg.Client({ connectionString: URL_, application_name: 'relay-bench-heartbeat' });
   await heartbeat.connect();
-  const beat = () => heartbeat.query(
-    `INSERT INTO replication_heartbeat (id, beat, beat_at, horizon_at) VALUES (1, 1, clock_timestamp(), clock_timestamp())
-     ON CONFLICT (id) DO UPDATE SET beat = replication_heartbeat.beat + 1, beat_at = clock_timestamp(), horizon_at = clock_timestamp()`,
-  );
+  await heartbeat.query(HEARTBEAT_ROW_SQL);
+  const beat = () => heartbeat.query(HEARTBEAT_SQL);
   await beat();
   const beating = setInterval(() => void beat().catch(() => undefined), 200);
 
