@@ -87,9 +87,14 @@ export interface Summary {
   errors: number;
 }
 
+/** The value at quantile q (0..1) of ascending values, by rank (floor(q * n), the last for q = 1); undefined when there are none. */
+export function quantile(sorted: readonly number[], q: number): number | undefined {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : undefined;
+}
+
 export function summarize(samples: Sample[], seconds: number, okStatuses = [200]): Summary {
   const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
-  const pick = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0);
+  const pick = (q: number) => quantile(sorted, q) ?? 0;
   return {
     calls: samples.length,
     seconds,

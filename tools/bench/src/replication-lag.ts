@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { replicationBarrier } from '@relay/shared';
+import { quantile } from './harness';
 
 /**
  * Replication lag as a money call's own record sees it (issue 34: "replication lag p99 under 1 s
@@ -51,8 +52,8 @@ export interface LagSummary {
  */
 export function lagSummary(lagsMs: readonly number[], unseen = 0): LagSummary {
   const sorted = [...lagsMs, ...Array.from({ length: unseen }, () => Infinity)].sort((a, b) => a - b);
-  const pick = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN);
-  return { records: sorted.length, unseen, p50: pick(0.5), p99: pick(0.99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
+  const pick = (q: number) => quantile(sorted, q) ?? NaN;
+  return { records: sorted.length, unseen, p50: pick(0.5), p99: pick(0.99), max: pick(1) };
 }
 
 /** A lag in seconds for the report: "0.042 s", "never seen", "n/a". */
