@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { closeRuntime, createLogger, createRuntime, HEARTBEAT_ROW_SQL, HEARTBEAT_SQL, IdentitySigner, listen, loadConfig } from '@relay/shared';
 import { createBackofficeApp } from '@relay/backoffice';
+import { recordResult } from './harness';
 import { analyzeCounts, GAME_PROVIDERS, groupId, readOnly, scaleLabel } from './reporting-data';
 
 /**
@@ -27,7 +26,6 @@ const URL_ = process.env.BENCH_BACKOFFICE_URL ?? process.env.BENCH_REPORTING_LAR
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
 const WARMUP = 3;
 const TARGET_P95_MS = 100;
-const RESULTS_FILE = path.resolve(__dirname, '../results/backoffice.md');
 
 interface Measured {
   name: string;
@@ -169,11 +167,8 @@ async function main(): Promise<void> {
     '|---:|---:|---:|---:|---:|---:|---:|',
     `| ${exported.rows.toLocaleString('en')} | ${exported.seconds.toFixed(1)} | ${Math.round(exported.rows / exported.seconds).toLocaleString('en')} | ${exported.bytes.toLocaleString('en')} | ${mb(exported.rssBefore)} | ${mb(exported.rssPeak)} | ${mb(exported.heapPeak)} |`,
   ];
-  if (!exportOnly) {
-    mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-    writeFileSync(RESULTS_FILE, `${lines.join('\n')}\n`);
-    console.log(`written ${RESULTS_FILE}`);
-  }
+  // A run on another database or with fewer samples is a look, not a record (harness recordResult).
+  if (!exportOnly) recordResult('backoffice', lines.join('\n'), ['BENCH_BACKOFFICE_URL', 'BENCH_SAMPLES']);
 
   await server.close(1000);
   await closeRuntime(rt);
