@@ -152,6 +152,12 @@ describe('When the reporting database is dropped and created again', () => {
     const onMoney = await count(MONEY);
     expect(Number(onMoney.t)).toBeGreaterThan(0);
     expect(await count(REPORTING)).toEqual(onMoney);
+    // The copy ran with the count triggers off; the counts were made from the copied rows after it.
+    const [counts] = await onReporting<{ counted: string; rounds: string }>(
+      `SELECT (SELECT coalesce(sum(n), 0) FROM ledger_counts_transactions)::text AS counted,
+              (SELECT coalesce(sum(n), 0) FROM ledger_counts_rounds)::text AS rounds`,
+    );
+    expect(counts).toEqual({ counted: onMoney.t, rounds: onMoney.r });
 
     // The platform's reporting pools reconnect to the new database.
     const listed = await http('GET', `${p.baseUrl}/api/v1/rounds?playerId=${player.playerId}`, { token: g.providerToken });

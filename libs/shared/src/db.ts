@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource, reportingMigrationSource, SQUASHED_CHAIN_ENDS, type RelayMigrationSource } from './migrations';
-import { assertLogicalWal, ensureSubscription, serverUrl, withClient, type SubscribeOptions } from './replication';
+import { assertLogicalWal, awaitCounts, ensureSubscription, serverUrl, withClient, type SubscribeOptions } from './replication';
 
 export type { Knex } from 'knex';
 
@@ -216,6 +216,8 @@ export async function prepareDatabases(moneyUrl: string, reportingUrl: string, o
   const money = await migrateToLatest(moneyUrl);
   await mirrorPartitions(moneyUrl, reportingUrl);
   const subscription = await ensureSubscription(moneyUrl, reportingUrl, options);
+  // A first copy (or one a previous start left running) gets its counts once it ends.
+  await awaitCounts(reportingUrl, options.copyWaitMs ?? 120_000, options.log);
   return { money, reporting, subscription };
 }
 

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { AppError } from './errors';
 import type { ServiceMetrics } from './metrics';
+import { COUNTS_DISARMED_SQL, countTriggersSql } from './schema/counts';
 
 /**
  * The reporting database is a logical replica of the money database (docs/reporting-database.md):
@@ -132,6 +133,8 @@ export interface SubscribeOptions {
   /** How long creating the slot may wait for the write transactions open on the money database's server. */
   slotTimeoutMs?: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** How long prepareDatabases waits for a first copy to end and its counts to be on (default 2 minutes). */
+  copyWaitMs?: number;
 }
 
 /**
@@ -165,6 +168,8 @@ export async function ensureSubscription(moneyUrl: string, reportingUrl: string,
     }
   });
   await withClient(reportingUrl, async (c) => {
+    // The first copy runs with the count triggers off; armCounts recounts once it is done.
+    await c.query(countTriggersSql(false));
     await c.query(
       `CREATE SUBSCRIPTION ${name} CONNECTION ${literal(publisherConnection(moneyUrl))} PUBLICATION ${PUBLICATION}
        WITH (create_slot = false, slot_name = '${name}', copy_data = true)`,
@@ -172,6 +177,61 @@ export async function ensureSubscription(moneyUrl: string, reportingUrl: string,
   });
   options.log?.('reporting database subscribed', { subscription: name });
   return 'created';
+}
+
+/**
+ * Turns the count triggers back on after a new subscription's first copy and recounts, in one
+ * transaction: once both ledger tables are copied, their writes are held (SHARE) while the
+ * triggers are enabled and the counts rebuilt from the rows, so every change applied before is in
+ * the recount and every change after fires the triggers. 'copying': a ledger table is still in its
+ * first copy (nothing done; try again later); 'armed': done now; 'already': the triggers were on.
+ * prepareDatabases waits for it after subscribing; the admin service's `counts-arm` job finishes a
+ * copy that outlasts that wait.
+ */
+export async function armCounts(reporting: pg.Client): Promise<'copying' | 'armed' | 'already'> {
+  const disarmed = async () => (await reporting.query<{ off: boolean }>(`SELECT ${COUNTS_DISARMED_SQL} AS off`)).rows[0].off;
+  if (!(await disarmed())) return 'already';
+  // Checked before locking: the lock would wait for the copy's own transaction.
+  const copying = async () => (await reporting.query<{ copying: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_subscription_rel WHERE srrelid IN ('transactions'::regclass, 'rounds'::regclass) AND srsubstate <> 'r') AS copying`,
+  )).rows[0].copying;
+  if (await copying()) return 'copying';
+  await reporting.query('BEGIN');
+  try {
+    await reporting.query(`SET LOCAL lock_timeout = '60s'`);
+    await reporting.query('LOCK TABLE transactions, rounds IN SHARE MODE');
+    if (!(await disarmed())) {
+      await reporting.query('COMMIT');
+      return 'already';
+    }
+    await reporting.query(countTriggersSql(true));
+    await reporting.query('SELECT ledger_counts_rebuild()');
+    await reporting.query('COMMIT');
+    return 'armed';
+  } catch (err) {
+    await reporting.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * armCounts until it is done or `waitMs` has passed (a long first copy: the admin service's job
+ * finishes it). True when the counts are on.
+ */
+export async function awaitCounts(reportingUrl: string, waitMs: number, log?: SubscribeOptions['log']): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  return withClient(reportingUrl, async (c) => {
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+      const state = await armCounts(c);
+      if (state === 'armed') log?.('first copy done: exact totals counted from the copied rows');
+      if (state !== 'copying') return true;
+      if (Date.now() > deadline) {
+        log?.('the first copy is still running: the admin service counts its rows when it ends; reporting answers 503 until then');
+        return false;
+      }
+      await sleep(wait);
+    }
+  });
 }
 
 async function openWriters(c: pg.Client): Promise<string> {
@@ -260,10 +320,11 @@ export async function replicationBarrier(money: { query: (sql: string) => Promis
   const target = BigInt(rows[0].beat);
   const deadline = Date.now() + timeoutMs;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
-    // A table still in its first copy may lag behind the heartbeat's own: every table must be ready too.
+    // A table still in its first copy may lag behind the heartbeat's own: every table must be ready,
+    // and the counts on, too.
     const seen = await reporting.query(
       `SELECT (SELECT beat::text FROM replication_heartbeat WHERE id = 1) AS beat,
-              EXISTS (SELECT 1 FROM pg_subscription_rel WHERE srsubstate <> 'r') AS copying`,
+              (EXISTS (SELECT 1 FROM pg_subscription_rel WHERE srsubstate <> 'r') OR ${COUNTS_DISARMED_SQL}) AS copying`,
     );
     const row = seen.rows[0] as { beat: string | null; copying?: boolean };
     if (row.beat !== null && BigInt(row.beat) >= target && !row.copying) return;
@@ -281,8 +342,9 @@ export const HEARTBEAT_SQL = `UPDATE replication_heartbeat SET beat = beat + 1, 
  */
 export const LAG_SQL = `
   SELECT extract(epoch FROM clock_timestamp() - beat_at)::float8 AS lag_seconds, beat_at,
-         -- The heartbeat's small table can finish its first copy before the ledger's: not fresh until every table has.
-         EXISTS (SELECT 1 FROM pg_subscription_rel WHERE srsubstate <> 'r') AS copying
+         -- The heartbeat's small table can finish its first copy before the ledger's: not fresh until every
+         -- table has, and its counts are on (armCounts).
+         (EXISTS (SELECT 1 FROM pg_subscription_rel WHERE srsubstate <> 'r') OR ${COUNTS_DISARMED_SQL}) AS copying
     FROM replication_heartbeat WHERE id = 1`;
 
 /** Per slot on the money database: bytes not yet confirmed by the subscriber, and WAL the slot keeps. */

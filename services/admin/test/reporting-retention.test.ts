@@ -91,8 +91,8 @@ describe('When the reporting database drops its months past REPORTING_RETENTION_
 
   it('then the admin service runs it only when configured, and refuses a retention not longer than the money database\'s or shorter than the idempotency window', () => {
     const names = (env: Record<string, string>) => reportingJobs(loadConfig({ ...env }), { info: () => undefined } as never).map((j) => j.name);
-    expect(names({})).toEqual(['reporting-partitions']);
-    expect(names({ REPORTING_RETENTION_MONTHS: '13', LEDGER_RETENTION_MONTHS: '12' })).toEqual(['reporting-partitions', 'reporting-retention']);
+    expect(names({})).toEqual(['reporting-partitions', 'counts-arm']);
+    expect(names({ REPORTING_RETENTION_MONTHS: '13', LEDGER_RETENTION_MONTHS: '12' })).toEqual(['reporting-partitions', 'counts-arm', 'reporting-retention']);
     // Not shorter than, nor equal to, the money database's retention; never while the money database keeps everything.
     expect(() => loadConfig({ REPORTING_RETENTION_MONTHS: '6', LEDGER_RETENTION_MONTHS: '12' })).toThrow(/REPORTING_RETENTION_MONTHS/);
     expect(() => loadConfig({ REPORTING_RETENTION_MONTHS: '12', LEDGER_RETENTION_MONTHS: '12' })).toThrow(/REPORTING_RETENTION_MONTHS/);

@@ -16,7 +16,8 @@ import { sessionsSql } from '../schema/sessions';
  * The reporting database is a logical replica of the money database (docs/reporting-database.md): the
  * same tables without the columns that hold secrets (the publication never sends them), every
  * reporting and back-office index, and the counts behind exact totals with the triggers that keep
- * them (ENABLE ALWAYS: they fire for the subscription's apply worker and its first copy).
+ * them (ENABLE ALWAYS: they fire for the subscription's apply worker; a first copy runs with them off,
+ * and armCounts rebuilds the counts after it).
  */
 export async function up(knex: Knex): Promise<void> {
   // Configuration and catalog, sessions: no secret columns.

@@ -15,10 +15,13 @@
  * (retention) fires no trigger: the counts of its days stay, which the reports want; the lists count
  * from ledger_retained's day on (see the retention job).
  *
- * The triggers are ENABLE ALWAYS: the apply worker runs with session_replication_role = replica, and
- * the initial copy of a new subscription fires them too (a COPY fires row triggers), so a reporting
- * database created from scratch counts what it copies. ledger_counts_rebuild() recounts everything
- * from the rows in one statement (a bulk load with the triggers disabled, then a recount).
+ * The triggers are ENABLE ALWAYS: the apply worker runs with session_replication_role = replica.
+ * A new subscription's first copy runs with them off, and the counts are rebuilt once every ledger
+ * table is copied (armCounts): a table's copy is one transaction, in which a row trigger's upserts
+ * of the same count row pile up versions that nothing can prune until it commits (at 5M
+ * transactions: count tables 30 times their size, and minutes of the copy spent walking them).
+ * ledger_counts_rebuild() recounts everything from the rows in one statement (a bulk load with the
+ * triggers disabled, then a recount).
  */
 
 /** The triggers that keep the counts, per ledger table (a bulk load disables them, then rebuilds). */
@@ -30,6 +33,12 @@ export const COUNT_TRIGGERS: Record<'transactions' | 'rounds', readonly string[]
 /** Statements that switch the count triggers off (a bulk load) or back on, ALWAYS (the apply worker fires them). */
 export const countTriggersSql = (on: boolean) => Object.entries(COUNT_TRIGGERS)
   .flatMap(([table, triggers]) => triggers.map((t) => `ALTER TABLE ${table} ${on ? 'ENABLE ALWAYS' : 'DISABLE'} TRIGGER ${t};`)).join('\n');
+
+/**
+ * True while the count triggers are off (a new subscription's first copy: see armCounts in
+ * replication.ts). The lists and totals are not served then.
+ */
+export const COUNTS_DISARMED_SQL = `EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'transactions'::regclass AND tgname = 'transactions_counted' AND tgenabled = 'D')`;
 
 /** The UTC day of a ledger row. */
 const DAY = (row: string) => `(${row}.created_at AT TIME ZONE 'UTC')::date`;

@@ -1,4 +1,4 @@
-import { startHeartbeat, type Config, type Runtime } from '@relay/shared';
+import { armCounts, startHeartbeat, type Config, type Runtime } from '@relay/shared';
 import type { Logger } from 'pino';
 import { ensurePartitions } from './partitions';
 import { runReportingRetention } from './reporting-retention';
@@ -30,13 +30,22 @@ export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
 
 /**
  * The reporting database's own jobs: its ledger copy is partitioned like the money database's (a
- * month's rows arrive there whether or not its partition exists: they wait in the default one), and
- * it drops its old months itself (REPORTING_RETENTION_MONTHS; unset keeps everything).
+ * month's rows arrive there whether or not its partition exists: they wait in the default one), its
+ * counts are made after a first copy that outlasted the set-up's wait, and it drops its old months
+ * itself (REPORTING_RETENTION_MONTHS; unset keeps everything).
  */
 export function reportingJobs(config: Config, logger: Logger): LedgerJob[] {
   const retentionMonths = config.REPORTING_RETENTION_MONTHS;
   return [
     partitionsJob('reporting-partitions', config, logger),
+    {
+      // A new subscription's first copy runs with the count triggers off; its counts are made once it ends.
+      name: 'counts-arm',
+      intervalMs: 10_000,
+      run: async (client) => {
+        if ((await armCounts(client)) === 'armed') logger.info({ job: 'counts-arm' }, 'first copy done: exact totals counted from the copied rows');
+      },
+    },
     ...(retentionMonths === undefined ? [] : [{
       name: 'reporting-retention',
       intervalMs: config.LEDGER_RETENTION_INTERVAL_SECONDS * 1000,
