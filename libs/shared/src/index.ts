@@ -30,3 +30,4 @@ export * from './operator-sessions';
 export * from './audit';
 export { onConnectionClose } from './connection';
 export * from './ledger-counts';
+export * from './ledger-pager';
