@@ -1,4 +1,5 @@
-import { createdUntil, distinctBySkipScan, toJsonNumber, type Knex, type OperatorScope } from '@relay/shared';
+import { toJsonNumber, type Knex, type OperatorScope } from '@relay/shared';
+import { createdUntil, distinctBySkipScan } from '@relay/ledger';
 import { scopeFilter } from '../domain/access';
 
 /**

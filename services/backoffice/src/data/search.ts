@@ -1,7 +1,7 @@
+import { AppError, type Knex, type OperatorScope } from '@relay/shared';
 import {
-  afterPosition, AppError, countedSpec, createdUntil, isPosition, keysetPage, ledgerCounts, orderBy, pageKey,
-  type Knex, type OperatorScope, type SortColumn, type SortOrder,
-} from '@relay/shared';
+  afterPosition, countedSpec, createdUntil, isPosition, keysetPage, ledgerCounts, orderBy, pageKey, type SortColumn, type SortOrder,
+} from '@relay/ledger';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { ledgerEquals, ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
@@ -19,8 +19,8 @@ import { streamed } from './streamed';
  * from/to range prunes them to the range's months and the created_at index range within them
  * (test/money-search-sort.test.ts checks the plans).
  *
- * The order, the keyset predicate and the key's text are the ledger's pager (@relay/shared
- * ledger-pager, shared with reporting's lists). A cursor carries the last row's position (sort key
+ * The order, the keyset predicate and the key's text are the ledger's pager (@relay/ledger
+ * pager.ts, shared with reporting's lists). A cursor carries the last row's position (sort key
  * as exact text, id) and the sort it was made for: a cursor replayed under another sort is a 400,
  * never a skipped row.
  */
@@ -106,7 +106,7 @@ export async function searchPage(read: Knex, table: LedgerTable, scope: Operator
 /**
  * Exact totals of everything the filters match (not just the page): a count, and sums per currency
  * in NUMERIC. From the reporting database's counts when every filter is a counted column
- * (libs/shared ledger-counts, docs/ledger.md "Exact totals"): the cost is the days of the range
+ * (@relay/ledger counts.ts, docs/ledger.md "Exact totals"): the cost is the days of the range
  * and the rows of its partial edge days, not the caller's history. Any other filter (player, round,
  * session, transactionId, reason, amount range) is selective and indexed: counted live, under the
  * back office's time limit.

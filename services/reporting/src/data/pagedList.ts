@@ -1,13 +1,13 @@
+import { type Knex } from '@relay/shared';
 import {
-  afterPosition, boundedRead, countedSpec, createdUntil, keysetPage, ledgerCount, orderBy as keysetOrder, pageKey,
-  type KeysetPosition, type Knex, type LedgerTable, type SortColumn, type SortOrder,
-} from '@relay/shared';
+  afterPosition, boundedRead, countedSpec, createdUntil, keysetPage, ledgerCount, orderBy as keysetOrder, pageKey, type KeysetPosition, type LedgerTable, type SortColumn, type SortOrder,
+} from '@relay/ledger';
 import { completionOrderedIds, servedByCompletionOrder } from './completionOrder';
 
 /**
  * The one paged-list query behind both reporting lists. Every query is scoped by group_id first
  * (each reporting index leads with it) and walked with the ledger's keyset primitives
- * (@relay/shared ledger-pager, shared with the back office's search). What is reporting's own:
+ * (@relay/ledger pager.ts, shared with the back office's search). What is reporting's own:
  * the page/offset mode, the late row lookup, and the plan choices below (completionOrder,
  * studioLedOrder, sortsTheRange).
  */
@@ -95,7 +95,7 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
   return { ...keysetPage(rows, criteria.limit), total };
 }
 
-/** The list's order (ledger-pager's orderBy); sortRange: see sortsTheRange. */
+/** The list's order (@relay/ledger pager.ts); sortRange: see sortsTheRange. */
 function orderBy(table: string, criteria: ListCriteria, sortRange = false): string {
   return keysetOrder(table, criteria.sort, criteria.sortOrder, sortRange);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { badRequest, isPosition, type KeysetPosition, type SortColumn } from '@relay/shared';
+import { badRequest } from '@relay/shared';
+import { isPosition, type KeysetPosition, type SortColumn } from '@relay/ledger';
 
 /**
  * The opaque `cursor` of the reporting lists: base64url of the last row's sort key (exact text),

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { AppError } from './errors';
-import { COUNTED_COLUMNS, type CountSpec, type LedgerTable } from './ledger-counts';
+import { AppError } from '@relay/shared';
+import { COUNTED_COLUMNS, type CountSpec, type LedgerTable } from './counts';
 
 /**
  * Keyset paging over the ledger tables, as reporting's lists and the back office's search both walk

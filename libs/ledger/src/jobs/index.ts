@@ -7,6 +7,7 @@ import { LedgerScheduler, type LedgerJob } from './scheduler';
 import { archiveStore } from './store';
 
 export { LedgerScheduler, runJobOnce } from './scheduler';
+export { registerPartitionMetrics } from './partitions';
 
 /** The ledger's jobs (docs/ledger.md): partitions ahead of time, and retention with key pruning. */
 export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
