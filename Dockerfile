@@ -17,7 +17,7 @@ COPY . .
 # No install scripts: nothing the platform uses needs one (native add-ons ship prebuilt).
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --ignore-scripts --no-audit --no-fund
-RUN npx tsc -b libs/shared services/gateway services/launcher services/wallet services/reporting \
+RUN npx tsc -b libs/shared libs/ledger services/gateway services/launcher services/wallet services/reporting \
       services/notifier services/admin services/backoffice tools/casino-sandbox
 # The web console's static files (Vite), served by the back office at /console/.
 RUN npm run build -w @relay/console
@@ -37,6 +37,9 @@ COPY --from=build /manifests/ ./
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /app/libs/shared/dist libs/shared/dist
+COPY --from=build /app/libs/ledger/dist libs/ledger/dist
+# The ledger's jobs entry point (@relay/ledger/jobs), which the manifests' copy above does not reach.
+COPY libs/ledger/jobs/package.json libs/ledger/jobs/
 COPY --from=build /app/services/gateway/dist services/gateway/dist
 COPY --from=build /app/services/launcher/dist services/launcher/dist
 COPY --from=build /app/services/wallet/dist services/wallet/dist

@@ -4,6 +4,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   moduleNameMapper: {
     '^@relay/shared$': '<rootDir>/libs/shared/src',
+    '^@relay/ledger$': '<rootDir>/libs/ledger/src',
+    '^@relay/ledger/jobs$': '<rootDir>/libs/ledger/src/jobs',
     '^@relay/casino-sandbox$': '<rootDir>/tools/casino-sandbox/src',
     // The API reference generator imports the services' schemas: the sources, as the tests run them.
     '^@relay/(launcher|wallet|reporting|notifier|admin|backoffice)$': '<rootDir>/services/$1/src',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { dropDatabase, prepareDatabases } from '../libs/shared/src/db';
+import { dropDatabase } from '../libs/shared/src/db';
+import { prepareDatabases } from '../libs/ledger/src/migrate';
 import { dropSubscription } from '../libs/shared/src/replication';
 import { localServer } from '../tools/platform/src/local-postgres';
 

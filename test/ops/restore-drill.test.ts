@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import { migrateToLatest } from '../../libs/shared/src/db';
+import { migrateToLatest } from '../../libs/ledger/src/migrate';
 
 /**
  * The restore drill of docs/runbooks/backup-and-restore.md, run for real: a seeded relay database

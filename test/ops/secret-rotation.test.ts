@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createKnex, migrateToLatest, resealStoredSecrets, SecretBox, type Knex } from '@relay/shared';
+import { createKnex, resealStoredSecrets, SecretBox, type Knex } from '@relay/shared';
+import { migrateToLatest } from '@relay/ledger';
 import { uniqueId } from '../platform';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PUBLICATION, type Knex } from '@relay/shared';
-import { MONEY_LEDGER_INDEXES } from '../../libs/shared/src/schema/ledger';
+import { MONEY_LEDGER_INDEXES } from '../../libs/ledger/src/schema/ledger';
 import { replicated, startPlatform, uniqueId, type TestPlatform } from '../platform';
 
 /**

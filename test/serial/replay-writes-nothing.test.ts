@@ -91,7 +91,7 @@ describe('replays', () => {
 
     const tuple = () =>
       p.db.primary('transactions').where({ provider_id: world.providerId, transaction_id: body.transactionId }).first(p.db.primary.raw('xmax::text AS xmax'), p.db.primary.raw('ctid::text AS ctid'), 'attempt');
-    // The idempotency key the replay is found by (libs/shared/src/schema/keys.ts): no lock on it either.
+    // The idempotency key the replay is found by (libs/ledger/src/schema/keys.ts): no lock on it either.
     const keyTuple = () =>
       p.db.primary('transaction_keys').where({ provider_id: world.providerId, transaction_id: body.transactionId }).first(p.db.primary.raw('xmax::text AS xmax'), p.db.primary.raw('ctid::text AS ctid'));
     const attempts = async () => Number((await p.db.primary('transaction_attempts as a').join('transactions as t', 't.id', 'a.transaction_pk').where({ 't.transaction_id': body.transactionId }).count({ n: '*' }))[0].n);

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { dropDatabase, dropSubscription, prepareDatabases, subscriptionName } from '@relay/shared';
+import { dropDatabase, dropSubscription, subscriptionName } from '@relay/shared';
+import { prepareDatabases } from '@relay/ledger';
 import { startGameWorld, type GameWorld } from '../game';
 import { http, replicated, startPlatform, uniqueId, type TestPlatform } from '../platform';
 

@@ -1,4 +1,4 @@
-import { registerPartitionMetrics } from './ledger/partitions';
+import { registerPartitionMetrics } from '@relay/ledger/jobs';
 import { listen, registerSlotMetrics, type Runtime, type RunningServer } from '@relay/shared';
 import { createAdminApp } from './app';
 

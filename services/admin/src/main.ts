@@ -1,6 +1,6 @@
 import { serviceMain } from '@relay/shared';
 import { startAdmin } from './index';
-import { startLedgerMaintenance } from './ledger';
+import { startLedgerMaintenance } from '@relay/ledger/jobs';
 
 serviceMain('admin', async (rt, port) => {
   const started = await startAdmin(rt, port);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { createKnex, isAppError, loadConfig, migrateToLatest, randomSecret } from '@relay/shared';
+import { createKnex, isAppError, loadConfig, randomSecret } from '@relay/shared';
+import { migrateToLatest } from '@relay/ledger';
 import { bootstrapPlatformAdmin } from './domain/accounts';
 
 /**

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import knexFactory, { type Knex } from 'knex';
-import { countTriggersSql, dropDatabase, migrateReporting, type OperatorScope } from '@relay/shared';
+import { dropDatabase, type OperatorScope } from '@relay/shared';
+import { countTriggersSql, migrateReporting } from '@relay/ledger';
 import { DIMENSIONS, reportRows, reportStream, type Dimension, type ReportFilter } from '../src/data/reports';
 import { countedSource, searchTotals } from '../src/data/search';
 import type { LedgerFilter, LedgerTable } from '../src/data/ledger';
@@ -10,7 +11,7 @@ import { withCurrency } from '../src/domain/reports';
 
 /**
  * Reports and search totals from the reporting database's counts (data/reports and data/search
- * over libs/shared ledger-counts, the counts' triggers) against the plain SQL aggregate over
+ * over @relay/ledger counts.ts, the counts' triggers) against the plain SQL aggregate over
  * the ledger (written out here), on random data over eight days: several casinos, studios, games,
  * currencies, players, transactions SUCCESS, FAILED and PENDING, rounds OPEN and SETTLED, rows on
  * the very edges of days. Then the ledger changes every way it changes: PENDING answered, OPEN

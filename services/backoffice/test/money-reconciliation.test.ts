@@ -187,7 +187,7 @@ describe('When a row reaches the ledger late, dated in the past', () => {
     const failedId = `late-credit-${randomUUID()}`;
     const failedPk = randomUUID();
     await w.p.db.primary('transactions').insert({ ...base, id: failedPk, transaction_id: failedId, status: 'FAILED', error_code: 'INTEGRATION_TIMED_OUT', amount: '42.00', created_at: twoDaysAgo, claimed_at: twoDaysAgo });
-    // Its idempotency key, as the wallet's claim writes it with every record (libs/shared/src/schema/keys.ts).
+    // Its idempotency key, as the wallet's claim writes it with every record (libs/ledger/src/schema/keys.ts).
     await w.p.db.primary('transaction_keys').insert({ provider_id: w.a.providerId, transaction_id: failedId, id: failedPk, created_at: twoDaysAgo });
     const owed = await item('CREDIT_OWED', failedId);
     expect(owed.body.data).toMatchObject({ state: 'OPEN', amount: 42 });

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
-import { dropDatabase, migrateReporting } from '@relay/shared';
+import { dropDatabase } from '@relay/shared';
+import { migrateReporting } from '@relay/ledger';
 import { reportRows } from '../src/data/reports';
 
 /**
  * What a report request costs the database: the page, the number of groups and the totals per
- * currency come from ONE statement, which reads the counts (libs/shared/src/schema/counts.ts) and no ledger row (a
+ * currency come from ONE statement, which reads the counts (libs/ledger/src/schema/counts.ts) and no ledger row (a
  * report covers whole days): the transactions' and rounds' counts once each, the players' twice (the
  * groups', and the totals' by currency: a player may be in several groups). The figures themselves
  * are checked against plain SQL in ledger-counts.test.ts.

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knexFactory from 'knex';
-import { dropDatabase, ensureDatabaseExists, LATE_COMPLETION, migrateReporting, type Knex } from '@relay/shared';
+import { dropDatabase, ensureDatabaseExists, type Knex } from '@relay/shared';
+import { LATE_COMPLETION, migrateReporting } from '@relay/ledger';
 import type { ListCriteria, SortColumn } from '../src/data/pagedList';
 import { RoundRepository, ROUND_SORT_COLUMNS, type RoundFilters } from '../src/data/rounds';
 import { TransactionRepository, TRANSACTION_SORT_COLUMNS, type TransactionFilters } from '../src/data/transactions';

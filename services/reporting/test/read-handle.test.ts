@@ -1,4 +1,7 @@
-import { createRuntime, closeRuntime, createKnex, dropDatabase, loadConfig, migrateReporting, IdentitySigner, type Knex, type Runtime, type RunningServer } from '@relay/shared';
+import {
+  createRuntime, closeRuntime, createKnex, dropDatabase, loadConfig, IdentitySigner, type Knex, type Runtime, type RunningServer,
+} from '@relay/shared';
+import { migrateReporting } from '@relay/ledger';
 import { http, uniqueId } from '../../../test/platform';
 import { startReporting } from '../src';
 import { insertRound, insertTransaction } from './fixtures';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
-import { dropDatabase, ensureDatabaseExists, reportingMigrationSource, type Knex } from '@relay/shared';
+import { dropDatabase, ensureDatabaseExists, type Knex } from '@relay/shared';
+import { reportingMigrationSource } from '@relay/ledger';
 import { RoundRepository, ROUND_SORT_COLUMNS } from '../src/data/rounds';
 import { TransactionRepository, TRANSACTION_SORT_COLUMNS } from '../src/data/transactions';
 import { searchPageQuery } from '../../backoffice/src/data/search';

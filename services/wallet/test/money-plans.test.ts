@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeDatabase, createDatabase, dropDatabase, migrateToLatest, numberedPlaceholders, type Database, type Knex, type Statement } from '@relay/shared';
+import {
+  closeDatabase, createDatabase, dropDatabase, numberedPlaceholders, type Database, type Knex, type Statement,
+} from '@relay/shared';
+import { migrateToLatest } from '@relay/ledger';
 import { creditSuccessStatement, debitSuccessStatement, lateSettleStatement, settleStatement, type Settlement } from '../src/data/rounds';
 import { claimOrFindStatement, claimStatement, findStatement, markFailedStatement, reviveStatement, takeOverStatement, type SuccessFacts } from '../src/data/transactions';
 import { movementRecord } from './movement-records';
@@ -16,7 +19,7 @@ import { movementRecord } from './movement-records';
 const UNIQUE_ACCESS = new Set(['transactions_pkey', 'transaction_keys_pkey', 'transaction_attempts_pkey', 'rounds_pkey', 'round_keys_pkey']);
 const MONEY_TABLES = new Set(['transactions', 'transaction_attempts', 'rounds', 'transaction_keys', 'round_keys']);
 
-/** A month's partition (or the default one) and its indexes, named as their parent's (libs/shared/src/schema/ledger.ts). */
+/** A month's partition (or the default one) and its indexes, named as their parent's (libs/ledger/src/schema/ledger.ts). */
 const parent = (name: string) => name.replace(/_p(\d{4}_\d{2}|default)(?=_|$)/, '');
 
 interface PlanNode {

@@ -153,7 +153,7 @@ async function main(): Promise<void> {
     `with a gateway-signed identity of a platform admin, sequentially; ${WARMUP} warm-up then ${SAMPLES} timed requests per scenario,`,
     'timed to the parsed body. Searches answer a page of 100 and the exact totals (count and sums per currency) of the filter.',
     `"One day" is ${day}; "one month" ${monthFrom} to ${day}; the largest casino ${largest}. Target (issue 19): p95 under ${TARGET_P95_MS} ms.`,
-    `Counts (kept by triggers, libs/shared/src/schema/counts.ts): ${counted.days} days.`,
+    `Counts (kept by triggers, libs/ledger/src/schema/counts.ts): ${counted.days} days.`,
     '',
     '| scenario | request | totals from | rows | p50 ms | p95 ms | max ms | p95 < 100 ms |',
     '|---|---|---|---:|---:|---:|---:|---|',

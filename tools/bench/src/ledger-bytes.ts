@@ -75,7 +75,7 @@ export function bytesReport(measured: { label: string; bytes: LedgerBytes }[]): 
     '',
     'Heap (with TOAST) plus indexes of each money table on the primary, summed over its partitions, divided by the',
     'number of transactions of the data set (tools/bench/src/ledger-bytes.ts); in brackets heap + indexes in MB (MiB).',
-    'Key tables hold the idempotency uniqueness since migration 007; count tables are `ledger_counts_*` (libs/shared/src/schema/counts.ts).',
+    'Key tables hold the idempotency uniqueness since migration 007; count tables are `ledger_counts_*` (libs/ledger/src/schema/counts.ts).',
     '"before" is the previous layout as recorded by the reporting benchmark at 5M transactions (rounds and transactions',
     'only; the previous layout had no key tables, and its transaction_attempts were not recorded).',
     '',

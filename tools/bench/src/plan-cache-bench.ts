@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { dropDatabase, migrateToLatest, MONEY_PATH_SETTINGS, sessionSettings } from '@relay/shared';
+import { dropDatabase, MONEY_PATH_SETTINGS, sessionSettings } from '@relay/shared';
+import { migrateToLatest } from '@relay/ledger';
 import { machine, recordResult } from './harness';
 import { hasPgbench, pgbenchScript, pgbenchTps } from './pgbench-floor';
 

@@ -1,7 +1,8 @@
 import { localServer, ownCluster } from '@relay/platform';
 import os from 'node:os';
 import pg from 'pg';
-import { awaitCounts, dropDatabase, dropSubscription, ensureDatabaseExists, migrateToLatest, prepareDatabases, replicationBarrier, withClient } from '@relay/shared';
+import { dropDatabase, dropSubscription, ensureDatabaseExists, replicationBarrier, withClient } from '@relay/shared';
+import { awaitCounts, migrateToLatest, prepareDatabases } from '@relay/ledger';
 import { machine, recordResult } from './harness';
 import { loadLedgerRows, type Query } from './ledger-rows';
 import { ROUNDS, TRANSACTIONS, scaleLabel } from './reporting-data';

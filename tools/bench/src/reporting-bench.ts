@@ -34,7 +34,7 @@ import { bytesReport, ledgerBytes } from './ledger-bytes';
  *                              each statement's plan printed; nothing is written (a look at a few, not a record)
  *
  * Read-only on both databases (every connection runs with default_transaction_read_only), after a
- * VACUUM ANALYZE of the counts (libs/shared/src/schema/counts.ts), which the seed rebuilt after its load.
+ * VACUUM ANALYZE of the counts (libs/ledger/src/schema/counts.ts), which the seed rebuilt after its load.
  */
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -96,7 +96,7 @@ interface Target {
   deepCursor: string;
   /** providerId of round r-4242 of the caller, when the caller owns it. */
   detailCasino?: string;
-  /** Days the counts hold (libs/shared/src/schema/counts.ts): exact totals of counted filters come from them. */
+  /** Days the counts hold (libs/ledger/src/schema/counts.ts): exact totals of counted filters come from them. */
   countedDays: number;
 }
 
@@ -340,7 +340,7 @@ function writeReport(results: Measured[], ctx: {
     '(50/30/20 % of the records), 90 days ending at the seed time; 1 % of rounds open, half of their credits FAILED and',
     'half PENDING.',
     '',
-    ...[small, large].map((t) => `- ${t.label}: ${new URL(t.url).pathname.slice(1)}, ${n(t.seed.rounds)} rounds and ${n(t.seed.transactions)} transactions, seeded ${t.seed.seeded_at.toISOString()}; counts (kept by triggers, libs/shared/src/schema/counts.ts) of ${n(t.countedDays)} days: totals of counted filters come from them, as in production.`),
+    ...[small, large].map((t) => `- ${t.label}: ${new URL(t.url).pathname.slice(1)}, ${n(t.seed.rounds)} rounds and ${n(t.seed.transactions)} transactions, seeded ${t.seed.seeded_at.toISOString()}; counts (kept by triggers, libs/ledger/src/schema/counts.ts) of ${n(t.countedDays)} days: totals of counted filters come from them, as in production.`),
     '',
     `Caller: ${caller}, which owns ${n(ctx.callerRows.small.transactions)} and ${n(ctx.callerRows.large.transactions)} transactions. "One day" is ${ctx.day} (inside both data sets).`,
     '',

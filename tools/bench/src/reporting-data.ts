@@ -38,7 +38,7 @@ export function readOnly(url: string): string {
 }
 
 /**
- * Fresh statistics and visibility maps of the counts (libs/shared/src/schema/counts.ts) of a seeded database, as
+ * Fresh statistics and visibility maps of the counts (libs/ledger/src/schema/counts.ts) of a seeded database, as
  * autovacuum gives a production database soon after a load; the counts themselves are kept by
  * triggers (the seed rebuilds them once after its bulk load). Returns the counted days.
  */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { countTriggersSql, migrateReporting } from '@relay/shared';
+import { countTriggersSql, migrateReporting } from '@relay/ledger';
 import {
   BENCH_DATABASE_URL,
   CASINOS,
@@ -15,7 +15,7 @@ import { loadLedgerRows, type Query } from './ledger-rows';
 
 /**
  * Loads the reporting benchmark data set into a reporting database (its migrations: every reporting
- * index and the counts, libs/shared/src/schema/counts.ts): 2,500,000 rounds and 5,000,000 transactions over 20
+ * index and the counts, libs/ledger/src/schema/counts.ts): 2,500,000 rounds and 5,000,000 transactions over 20
  * casinos and 3 game providers, spread over 90 days ending now. Everything is generated inside
  * PostgreSQL (INSERT ... SELECT over generate_series); secondary indexes are dropped during the
  * load and rebuilt after it, which is several times faster than maintaining them row by row.
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       await q(`DROP INDEX "${row.name}"`);
     }
     step(`dropped ${secondary.rowCount} secondary indexes for the load`);
-    // The counts (libs/shared/src/schema/counts.ts) are rebuilt once after the load rather than row by row.
+    // The counts (libs/ledger/src/schema/counts.ts) are rebuilt once after the load rather than row by row.
     await q(countTriggersSql(false));
 
     await loadLedgerRows(q, step);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { loadConfig, prepareDatabases, randomSecret } from '@relay/shared';
+import { loadConfig, randomSecret } from '@relay/shared';
+import { prepareDatabases } from '@relay/ledger';
 import { localServer } from './local-postgres';
 import { ensureConsoleAccounts } from './demo-accounts';
 import { ROOT } from './services';

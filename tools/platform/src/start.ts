@@ -1,4 +1,5 @@
-import { loadConfig, prepareDatabases } from '@relay/shared';
+import { loadConfig } from '@relay/shared';
+import { prepareDatabases } from '@relay/ledger';
 import { Supervisor } from './supervisor';
 
 /** `npm start`: validate config, run pending migrations, then run every service in the foreground. */

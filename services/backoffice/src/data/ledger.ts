@@ -1,4 +1,5 @@
-import { distinctBySkipScan, toJsonNumber, type Knex, type OperatorScope } from '@relay/shared';
+import { toJsonNumber, type Knex, type OperatorScope } from '@relay/shared';
+import { createdUntil, distinctBySkipScan } from '@relay/ledger';
 import { scopeFilter } from '../domain/access';
 
 /**
@@ -53,18 +54,25 @@ const COLUMNS: Record<LedgerTable, Partial<Record<keyof LedgerFilter, string>>> 
 };
 const AMOUNT: Record<LedgerTable, string> = { transactions: 'amount', rounds: 'bet_amount' };
 
+/** The filter's equalities as column to value, in the table's own column names (a rounds search has no category). */
+export function ledgerEquals(table: LedgerTable, filter: LedgerFilter): Record<string, string | number> {
+  const equals: Record<string, string | number> = {};
+  for (const [name, column] of Object.entries(COLUMNS[table])) {
+    const value = filter[name as keyof LedgerFilter];
+    if (value !== undefined) equals[column] = value as string | number;
+  }
+  return equals;
+}
+
 /** The table, narrowed to the caller's scope first, then to the filters. Column names come from code only. */
 export function scopedLedger(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): Knex.QueryBuilder {
   const q = scopeFilter(read(table), scope, { providerId: `${table}.provider_id`, groupId: `${table}.group_id` });
-  for (const [name, column] of Object.entries(COLUMNS[table])) {
-    const value = filter[name as keyof LedgerFilter];
-    if (value !== undefined) q.where(`${table}.${column}`, value as string | number);
-  }
+  for (const [column, value] of Object.entries(ledgerEquals(table, filter))) q.where(`${table}.${column}`, value);
   if (filter.amountMin !== undefined) q.where(`${table}.${AMOUNT[table]}`, '>=', filter.amountMin);
   if (filter.amountMax !== undefined) q.where(`${table}.${AMOUNT[table]}`, '<=', filter.amountMax);
   if (filter.from) q.where(`${table}.created_at`, '>=', filter.from);
-  // Stored times carry microseconds, the API shows milliseconds: "to" includes its whole millisecond.
-  if (filter.to) q.where(`${table}.created_at`, '<', new Date(filter.to.getTime() + 1));
+  const until = createdUntil({ createdTo: filter.to });
+  if (until) q.where(`${table}.created_at`, '<', until);
   if (filter.playerId !== undefined && filter.groupId === undefined && scope.type !== 'studio') everyStudio(read, q, table);
   return q;
 }

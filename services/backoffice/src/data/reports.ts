@@ -1,10 +1,11 @@
-import { ledgerCounts, ledgerPlayers, type CountDim, type CountSpec, type Knex, type OperatorScope } from '@relay/shared';
+import { type Knex, type OperatorScope } from '@relay/shared';
+import { ledgerCounts, ledgerPlayers, type CountDim, type CountSpec } from '@relay/ledger';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
 import { streamed } from './streamed';
 
 /**
- * GGR reports from the reporting database's counts (libs/shared ledger-counts, docs/ledger.md
+ * GGR reports from the reporting database's counts (@relay/ledger counts.ts, docs/ledger.md
  * "Exact totals"): kept per day by its triggers as each replicated row arrives, so a report costs
  * the days it covers, not the ledger's size, and is the exact aggregate of the rows it summarises.
  *

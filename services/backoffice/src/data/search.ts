@@ -1,7 +1,10 @@
-import { AppError, ledgerCounts, type Knex, type OperatorScope } from '@relay/shared';
+import { AppError, type Knex, type OperatorScope } from '@relay/shared';
+import {
+  afterPosition, countedSpec, createdUntil, isPosition, keysetPage, ledgerCounts, orderBy, pageKey, type SortColumn, type SortOrder,
+} from '@relay/ledger';
 import { scopeFilter } from '../domain/access';
 import { bounded } from './bounded';
-import { ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
+import { ledgerEquals, ROUND_COLUMNS, scopedLedger, TRANSACTION_COLUMNS, type LedgerFilter, type LedgerTable } from './ledger';
 import { streamed } from './streamed';
 
 /**
@@ -16,20 +19,14 @@ import { streamed } from './streamed';
  * from/to range prunes them to the range's months and the created_at index range within them
  * (test/money-search-sort.test.ts checks the plans).
  *
- * A cursor carries the last row's sort key as exact text (timestamps at microsecond precision,
- * numerics with every decimal, null for an empty value), its id (the unique tie-breaker) and the
- * sort it was made for: a cursor replayed under another sort is a 400, never a skipped row.
+ * The order, the keyset predicate and the key's text are the ledger's pager (@relay/ledger
+ * pager.ts, shared with reporting's lists). A cursor carries the last row's position (sort key
+ * as exact text, id) and the sort it was made for: a cursor replayed under another sort is a 400,
+ * never a skipped row.
  */
 
-export type SortOrder = 'asc' | 'desc';
-
-export interface SortColumn {
-  column: string;
-  /** Empty values sort last in both directions. */
-  nullable: boolean;
-  /** How a cursor carries the value as text, exactly. */
-  type: 'timestamp' | 'numeric';
-}
+export type { SortColumn, SortOrder };
+export { orderBy };
 
 /** The sorts each search offers, by the API's name. */
 export const SORTS = {
@@ -65,10 +62,6 @@ export interface Cursor {
 
 export const SEARCH_COLUMNS: Record<LedgerTable, readonly string[]> = { transactions: TRANSACTION_COLUMNS, rounds: ROUND_COLUMNS };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const NUMERIC = /^-?\d{1,20}(\.\d{1,20})?$/;
-
 /** The column of a sort name; a name the table does not offer is a 400 (the routes' enums refuse it first). */
 export function sortColumn(table: LedgerTable, by: string): SortColumn {
   const sorts: Record<string, SortColumn> = SORTS[table];
@@ -84,8 +77,7 @@ export function decodeCursor(text: string, table: LedgerTable, sort: Sort): Curs
   try {
     const column = sortColumn(table, sort.by);
     const [key, id, by, order] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    const keyValid = key === null ? column.nullable : typeof key === 'string' && (column.type === 'timestamp' ? TIMESTAMP : NUMERIC).test(key);
-    if (keyValid && typeof id === 'string' && UUID.test(id) && by === sort.by && order === sort.order) return { key: key as string | null, id, by: sort.by, order: sort.order };
+    if (isPosition(key, id, column) && by === sort.by && order === sort.order) return { key: key as string | null, id: id as string, by: sort.by, order: sort.order };
   } catch {
     // falls through to the refusal
   }
@@ -94,65 +86,27 @@ export function decodeCursor(text: string, table: LedgerTable, sort: Sort): Curs
   });
 }
 
-/** The sort key as exact text for a cursor. Column names come from SORTS only. */
-function keyText(table: LedgerTable, sort: SortColumn): string {
-  const column = `"${table}"."${sort.column}"`;
-  return sort.type === 'timestamp' ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `${column}::text`;
-}
-
-/**
- * ORDER BY with the id running against the sort direction, so (created_at DESC, id) serves both
- * directions of the default sort (forwards for desc, backwards for asc). Empty values last.
- */
-export function orderBy(table: LedgerTable, sort: SortColumn, order: SortOrder): string {
-  const direction = order === 'asc' ? 'ASC' : 'DESC';
-  const tiebreak = order === 'asc' ? 'DESC' : 'ASC';
-  return `"${table}"."${sort.column}" ${direction}${sort.nullable ? ' NULLS LAST' : ''}, "${table}"."id" ${tiebreak}`;
-}
-
-/**
- * Rows strictly after the cursor in orderBy()'s order: a key beyond it, or the same key with an
- * id beyond it, then the empty keys (last in both directions). The redundant bound (key <= k, or
- * >=) lets an index range on the key do the work; the OR only trims its edge.
- */
-function afterCursor(q: Knex.QueryBuilder, table: LedgerTable, sort: SortColumn, order: SortOrder, after: Cursor): void {
-  const column = `${table}.${sort.column}`;
-  const id = `${table}.id`;
-  const [bound, beyond, idBeyond] = order === 'desc' ? (['<=', '<', '>'] as const) : (['>=', '>', '<'] as const);
-  if (after.key === null) {
-    q.whereNull(column).where(id, idBeyond, after.id);
-    return;
-  }
-  const key = after.key;
-  const keyed = (w: Knex.QueryBuilder) => w.where(column, bound, key).where((edge) => edge.where(column, beyond, key).orWhere(id, idBeyond, after.id));
-  if (sort.nullable) q.where((w) => w.where(keyed).orWhereNull(column));
-  else keyed(q);
-}
-
 /** The statement of one page (limit + 1 rows: the extra one tells whether there is a next page); the tests EXPLAIN it. */
 export function searchPageQuery(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, limit: number, sort: Sort, after?: Cursor): Knex.QueryBuilder {
   const column = sortColumn(table, sort.by);
   const q = scopedLedger(read, table, scope, filter)
     .select(SEARCH_COLUMNS[table].map((c) => `${table}.${c}`))
-    .select(read.raw(`${keyText(table, column)} as cursor_key`));
-  if (after) afterCursor(q, table, column, sort.order, after);
+    .select(pageKey(read, table, column));
+  if (after) afterPosition(q, table, column, sort.order, after);
   return q.orderByRaw(orderBy(table, column, sort.order)).limit(limit + 1);
 }
 
 /** One page in the given sort, starting after the cursor. */
 export async function searchPage(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter, limit: number, sort: Sort, after?: Cursor) {
   const rows = await bounded<Record<string, unknown>[]>(searchPageQuery(read, table, scope, filter, limit, sort, after));
-  const more = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  const next = more && last ? encodeCursor({ key: last.cursor_key === null ? null : String(last.cursor_key), id: String(last.id), by: sort.by, order: sort.order }) : null;
-  return { rows: page, next };
+  const page = keysetPage(rows, limit);
+  return { rows: page.rows, next: page.next && encodeCursor({ ...page.next, by: sort.by, order: sort.order }) };
 }
 
 /**
  * Exact totals of everything the filters match (not just the page): a count, and sums per currency
  * in NUMERIC. From the reporting database's counts when every filter is a counted column
- * (libs/shared ledger-counts, docs/ledger.md "Exact totals"): the cost is the days of the range
+ * (@relay/ledger counts.ts, docs/ledger.md "Exact totals"): the cost is the days of the range
  * and the rows of its partial edge days, not the caller's history. Any other filter (player, round,
  * session, transactionId, reason, amount range) is selective and indexed: counted live, under the
  * back office's time limit.
@@ -170,34 +124,20 @@ export async function searchTotals(read: Knex, table: LedgerTable, scope: Operat
   return rows;
 }
 
-/** The filters the counts keep (the rest must be unset); a rounds search ignores category (data/ledger). */
-const COUNTED_FILTERS: readonly (keyof LedgerFilter)[] = ['groupId', 'providerId', 'gameId', 'currency', 'category', 'status', 'from', 'to'];
-const COUNTED_COLUMN: Partial<Record<keyof LedgerFilter, string>> = {
-  groupId: 'group_id', providerId: 'provider_id', gameId: 'game_id', currency: 'currency', category: 'category', status: 'status',
-};
-
-/** The counted aggregate of a search by currency, or null when a filter is not a counted column. */
+/**
+ * The counted aggregate of a search by currency, or null when a filter is not a counted column (an
+ * amount range never is; a rounds search has no category to count by, as it has none to list by).
+ */
 export function countedSource(read: Knex, table: LedgerTable, scope: OperatorScope, filter: LedgerFilter): Knex.Raw | null {
-  const set = (Object.keys(filter) as (keyof LedgerFilter)[]).filter((k) => filter[k] !== undefined);
-  if (!set.every((k) => COUNTED_FILTERS.includes(k))) return null;
-  return ledgerCounts(read, {
+  if (filter.amountMin !== undefined || filter.amountMax !== undefined) return null;
+  const spec = countedSpec({
     table,
+    equals: ledgerEquals(table, filter),
     from: filter.from,
-    // As the list: "to" includes its whole millisecond.
-    until: filter.to ? new Date(filter.to.getTime() + 1) : undefined,
-    // The list's rows of a month past retention are gone: its totals count nothing there either.
-    retainedOnly: true,
-    dims: ['currency'],
-    narrow: (q, alias) => {
-      scopeFilter(q, scope, { providerId: `${alias}.provider_id`, groupId: `${alias}.group_id` });
-      for (const name of set) {
-        const column = COUNTED_COLUMN[name];
-        if (!column || (column === 'category' && table === 'rounds')) continue;
-        q.where(`${alias}.${column}`, filter[name] as string | number);
-      }
-      return q;
-    },
+    until: createdUntil({ createdTo: filter.to }),
+    scope: (q, alias) => scopeFilter(q, scope, { providerId: `${alias}.provider_id`, groupId: `${alias}.group_id` }),
   });
+  return spec && ledgerCounts(read, { ...spec, dims: ['currency'] });
 }
 
 /** The statement of the same totals counted over the rows themselves (filters the rollups do not keep); the tests EXPLAIN it. */

@@ -25,7 +25,7 @@ export interface AttemptRow {
 }
 
 /**
- * A record by its casino's key, through the key records (libs/shared/src/schema/keys.ts): the key's id and
+ * A record by its casino's key, through the key records (libs/ledger/src/schema/keys.ts): the key's id and
  * created_at, as InitPlan parameters, probe the record's primary key in its one partition. A
  * record whose month was archived is not found.
  */

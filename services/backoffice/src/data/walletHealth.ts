@@ -14,7 +14,7 @@ import { bounded } from './bounded';
  * Attempts still running are not counted. Balance calls are not recorded in the ledger, so they
  * are not here (the casino_calls_total metric counts them).
  *
- * Read through a BRIN index on started_at (transaction_attempts_started, libs/shared/src/schema/ledger.ts) and bounded to the partitions
+ * Read through a BRIN index on started_at (transaction_attempts_started, libs/ledger/src/schema/ledger.ts) and bounded to the partitions
  * of transactions created in the last 32 days: a takeover of an older transaction started in the
  * window is left out (rare; its casino call is still in the metric).
  */

@@ -1,6 +1,6 @@
-import { LATE_COMPLETION, UNFINISHED_STATUS, type Knex, type LedgerTable } from '@relay/shared';
-import { createdUntil } from './createdRange';
-import type { ListCriteria, SortColumn } from './pagedList';
+import { type Knex } from '@relay/shared';
+import { createdUntil, LATE_COMPLETION, UNFINISHED_STATUS, type LedgerTable, type SortColumn } from '@relay/ledger';
+import type { ListCriteria } from './pagedList';
 
 /**
  * A created_at range sorted by completedAt (transactions) or settledAt (rounds), in time that
@@ -31,7 +31,7 @@ import type { ListCriteria, SortColumn } from './pagedList';
  * seen in the part its visible version belongs to, once. Each part yields at most offset + limit
  * rows in the list's order, so the first offset + limit rows of the list are among them; the outer
  * ORDER BY (same key, same id tiebreak) merges them and OFFSET/LIMIT cut the page. A keyset position
- * narrows each part the same way pagedList's afterPosition narrows the list. With only `from` or
+ * narrows each part the same way afterPosition (@relay/ledger pager.ts) narrows the list. With only `from` or
  * only `to`, the bound on the key has that end only: the same reasoning holds.
  *
  * How the on-time part asks for created_at in [F, T): the planner takes created_at and the key as

@@ -1,28 +1,18 @@
-import { AppError, COUNTED_COLUMNS, ledgerCount, type Knex, type LedgerTable } from '@relay/shared';
+import { type Knex } from '@relay/shared';
+import {
+  afterPosition, boundedRead, countedSpec, createdUntil, keysetPage, ledgerCount, orderBy as keysetOrder, pageKey, type KeysetPosition, type LedgerTable, type SortColumn, type SortOrder,
+} from '@relay/ledger';
 import { completionOrderedIds, servedByCompletionOrder } from './completionOrder';
-import { createdUntil } from './createdRange';
 
 /**
  * The one paged-list query behind both reporting lists. Every query is scoped by group_id first
- * (each reporting index leads with it) and paged with a unique tiebreaker (the record id), so a
- * record never shows on two pages nor falls between them while the data is unchanged.
+ * (each reporting index leads with it) and walked with the ledger's keyset primitives
+ * (@relay/ledger pager.ts, shared with the back office's search). What is reporting's own:
+ * the page/offset mode, the late row lookup, and the plan choices below (completionOrder,
+ * studioLedOrder, sortsTheRange).
  */
 
-export type SortOrder = 'asc' | 'desc';
-
-export interface SortColumn {
-  column: string;
-  /** Nullable columns sort their empty values last in both directions. */
-  nullable: boolean;
-  /** How a cursor carries the column's value as text, exactly (microseconds, every decimal). */
-  type: 'timestamp' | 'numeric';
-}
-
-/** Where a keyset walk stands: the sort key of the last row shown (null for an empty value) and its id. */
-export interface KeysetPosition {
-  key: string | null;
-  id: string;
-}
+export type { KeysetPosition, SortColumn, SortOrder };
 
 export interface ListCriteria {
   /** Exact-match filters, column name to value. Column names come from code, never from input. */
@@ -87,11 +77,14 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
     .select(columns.map((c) => `${table}.${c}`))
     .join(pageIds.as('page'), 'page.id', `${table}.id`)
     .orderByRaw(orderBy(table, criteria));
-  if (keyset) rowsQuery.select(read.raw(`${keyText(table, criteria.sort)} as page_key`));
+  if (keyset) rowsQuery.select(pageKey(read, table, criteria.sort));
   // A walk's later pages skip the count: it does not change what the walk reads, and it would
   // make every page cost as much as counting the whole filter.
   const counting = !keyset || criteria.after === null;
-  const countQuery = exactCount(read, table, groupId, criteria) ?? scoped().count({ total: '*' });
+  const countedBy = countedSpec({
+    table, equals: criteria.equals, from: criteria.createdFrom, until, scope: (q, alias) => q.where(`${alias}.group_id`, groupId),
+  });
+  const countQuery = countedBy ? ledgerCount(read, countedBy) : scoped().count({ total: '*' });
 
   // Count and page on two pooled connections at once: the answer takes the slower of the two, not the sum.
   const [rows, counted] = await Promise.all([withTimeout<Row[]>(rowsQuery), counting ? withTimeout(countQuery) : Promise.resolve(null)]);
@@ -99,74 +92,12 @@ export async function pagedList<Row>(read: Knex, table: LedgerTable, columns: re
   const totals = counted === null ? null : Array.isArray(counted) ? counted : (counted as { rows: unknown[] }).rows;
   const total = totals ? Number((totals as { total: string | number }[])[0].total) : undefined;
   if (!keyset) return { rows, total };
-  const page = rows.slice(0, criteria.limit) as (Row & { page_key: string | null; id: string })[];
-  const last = page[page.length - 1];
-  const next = rows.length > criteria.limit && last ? { key: last.page_key, id: last.id } : null;
-  for (const row of page) delete (row as { page_key?: unknown }).page_key;
-  return { rows: page, total, next };
+  return { ...keysetPage(rows, criteria.limit), total };
 }
 
-/**
- * The sort key as exact text for a cursor: timestamps in UTC at microsecond precision (rows of
- * the same millisecond are neither skipped nor repeated), numerics with every decimal.
- */
-function keyText(table: string, sort: SortColumn): string {
-  const column = `"${table}"."${sort.column}"`;
-  return sort.type === 'timestamp' ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `${column}::text`;
-}
-
-/**
- * Rows strictly after `after` in the order of orderBy(): the sort key beyond it, or the same key
- * with an id beyond it (the id runs against the sort direction), then the empty keys, which sort
- * last in both directions. The redundant bound `key <= k` (or >=) lets the index range do the
- * work; the OR only trims its edge.
- */
-function afterPosition(query: Knex.QueryBuilder, table: string, sort: SortColumn, order: SortOrder, after: KeysetPosition): void {
-  const column = `${table}.${sort.column}`;
-  const id = `${table}.id`;
-  const [bound, beyond, idBeyond] = order === 'desc' ? (['<=', '<', '>'] as const) : (['>=', '>', '<'] as const);
-  if (after.key === null) {
-    query.whereNull(column).where(id, idBeyond, after.id);
-    return;
-  }
-  const key = after.key;
-  const keyed = (w: Knex.QueryBuilder) => w.where(column, bound, key).where((edge) => edge.where(column, beyond, key).orWhere(id, idBeyond, after.id));
-  if (sort.nullable) query.where((w) => w.where(keyed).orWhereNull(column));
-  else keyed(query);
-}
-
-/**
- * The total from the reporting database's counts when every filter is a counted column (docs/ledger.md,
- * "Exact totals"): exact, in time that depends on the days asked for, not on the provider's history.
- * Months past retention count nothing (their rows are gone from the list). Null: count live (a
- * player, round or transactionId filter is selective and indexed).
- */
-function exactCount(read: Knex, table: LedgerTable, groupId: string, criteria: ListCriteria): Knex.Raw | null {
-  if (!Object.keys(criteria.equals).every((c) => COUNTED_COLUMNS[table].includes(c))) return null;
-  return ledgerCount(read, {
-    table,
-    from: criteria.createdFrom,
-    until: createdUntil(criteria),
-    retainedOnly: true,
-    narrow: (q, alias) => {
-      q.where(`${alias}.group_id`, groupId);
-      for (const [column, value] of Object.entries(criteria.equals)) q.where(`${alias}.${column}`, value);
-      return q;
-    },
-  });
-}
-
-/**
- * ORDER BY with the id tiebreaker running against the sort direction: (group_id, created_at DESC, id)
- * then serves both directions, forward for desc and backward for asc, without an extra sort.
- */
+/** The list's order (@relay/ledger pager.ts); sortRange: see sortsTheRange. */
 function orderBy(table: string, criteria: ListCriteria, sortRange = false): string {
-  const { column, nullable } = criteria.sort;
-  const direction = criteria.sortOrder === 'asc' ? 'ASC' : 'DESC';
-  const tiebreak = criteria.sortOrder === 'asc' ? 'DESC' : 'ASC';
-  // The same order, as an expression no index provides: see sortsTheRange.
-  const key = sortRange ? `("${table}"."${column}" + interval '0 seconds')` : `"${table}"."${column}"`;
-  return `${key} ${direction}${nullable ? ' NULLS LAST' : ''}, "${table}"."id" ${tiebreak}`;
+  return keysetOrder(table, criteria.sort, criteria.sortOrder, sortRange);
 }
 
 /** Filters that most of a studio's rows pass, and that no index leads with (see studioLedOrder). */
@@ -204,13 +135,6 @@ function sortsTheRange(criteria: ListCriteria): boolean {
   return ranged && criteria.sort.type === 'timestamp' && criteria.sort.column !== 'created_at';
 }
 
-export async function withTimeout<T>(query: Knex.QueryBuilder | Knex.Raw, timeoutMs = QUERY_TIMEOUT_MS): Promise<T> {
-  try {
-    return (await query.timeout(timeoutMs, { cancel: true })) as T;
-  } catch (err) {
-    if ((err as { name?: string })?.name === 'KnexTimeoutError') {
-      throw new AppError('SERVICE_UNAVAILABLE', 'The report took too long; narrow it with filters or a from/to range');
-    }
-    throw err;
-  }
+export function withTimeout<T>(query: Knex.QueryBuilder | Knex.Raw, timeoutMs = QUERY_TIMEOUT_MS): Promise<T> {
+  return boundedRead<T>(query, timeoutMs, 'The report took too long; narrow it with filters or a from/to range');
 }

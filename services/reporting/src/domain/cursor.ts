@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { badRequest } from '@relay/shared';
-import type { KeysetPosition, SortColumn } from '../data/pagedList';
+import { isPosition, type KeysetPosition, type SortColumn } from '@relay/ledger';
 
 /**
  * The opaque `cursor` of the reporting lists: base64url of the last row's sort key (exact text),
@@ -18,10 +18,6 @@ export interface CursorContext {
   filters: Record<string, unknown>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const NUMERIC = /^-?\d{1,20}(\.\d{1,20})?$/;
-
 export function encodeCursor(position: KeysetPosition, context: CursorContext): string {
   return Buffer.from(JSON.stringify([position.key, position.id, context.sortBy, context.sortOrder, digest(context.filters)])).toString('base64url');
 }
@@ -31,9 +27,8 @@ export function decodeCursor(text: string, context: CursorContext, sort: SortCol
   if (text === FIRST_PAGE) return null;
   try {
     const [key, id, sortBy, sortOrder, filters] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    const keyValid = key === null ? sort.nullable : typeof key === 'string' && (sort.type === 'timestamp' ? TIMESTAMP : NUMERIC).test(key);
     const sameList = sortBy === context.sortBy && sortOrder === context.sortOrder && filters === digest(context.filters);
-    if (keyValid && typeof id === 'string' && UUID.test(id) && sameList) return { key: key as string | null, id };
+    if (isPosition(key, id, sort) && sameList) return { key: key as string | null, id: id as string };
   } catch {
     // falls through to the refusal
   }

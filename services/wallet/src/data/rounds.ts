@@ -105,7 +105,7 @@ export interface Settlement {
   gameId: number;
   /** Only this player's bet is settled: another player's credit naming the round leaves it alone. */
   playerId: string;
-  /** The bet this credit settles: told of it when its round is not open yet (see settled_by in libs/shared/src/schema/ledger.ts). */
+  /** The bet this credit settles: told of it when its round is not open yet (see settled_by in libs/ledger/src/schema/ledger.ts). */
   previousTransactionId: string | null;
   payoutAmount: string;
   appliedMultiplier: string;
@@ -223,7 +223,7 @@ const SETTLE_SQL = `WITH ${SUCCESS_CTES},
       ${settleRoundCtes('EXISTS (SELECT 1 FROM tx)')},
       -- No round at all yet: the bet has not succeeded (it is in flight, or FAILED or abandoned and
       -- may be repeated). This credit records itself on the bet, by the bet's unique key, so the
-      -- round opens settled by it if the bet ever succeeds (see settled_by in libs/shared/src/schema/ledger.ts).
+      -- round opens settled by it if the bet ever succeeds (see settled_by in libs/ledger/src/schema/ledger.ts).
       early AS (
         UPDATE transactions b SET settled_by = ?, settled_by_at = ?::timestamptz, updated_at = now()
           FROM transaction_keys bk

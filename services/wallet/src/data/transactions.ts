@@ -38,7 +38,7 @@ export interface ExistingTransaction {
   pk: string;
   /** The record's partition key (see Claim.createdAt). */
   createdAt: string;
-  /** The record's month was archived: this is the last state its key kept (libs/shared/src/schema/keys.ts). */
+  /** The record's month was archived: this is the last state its key kept (libs/ledger/src/schema/keys.ts). */
   archived: boolean;
   status: TransactionStatus;
   category: Category;
@@ -328,7 +328,7 @@ export interface SuccessFacts {
 
 /**
  * The first two parts of every success statement: the transaction becomes SUCCESS (only if this
- * attempt still owns it; it returns the credit that settled a bet early, see settled_by in libs/shared/src/schema/ledger.ts)
+ * attempt still owns it; it returns the credit that settled a bet early, see settled_by in libs/ledger/src/schema/ledger.ts)
  * and its attempt row records the casino's answer. Callers add the round effect as a third
  * data-modifying CTE, so the whole outcome commits atomically in one round trip.
  */

@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { dropDatabase, ledgerCount, ledgerCounts, loadConfig, migrateReporting } from '@relay/shared';
-import { reportingJobs } from '../src/ledger';
-import { runReportingRetention } from '../src/ledger/reporting-retention';
+import { dropDatabase, loadConfig } from '@relay/shared';
+import { ledgerCount, ledgerCounts, migrateReporting } from '../src';
+import { reportingJobs } from '../src/jobs';
+import { runReportingRetention } from '../src/jobs/reporting-retention';
 
 /**
  * The reporting database's own retention (services/admin ledger/reporting-retention): whole months

@@ -34,12 +34,6 @@ export const COUNT_TRIGGERS: Record<'transactions' | 'rounds', readonly string[]
 export const countTriggersSql = (on: boolean) => Object.entries(COUNT_TRIGGERS)
   .flatMap(([table, triggers]) => triggers.map((t) => `ALTER TABLE ${table} ${on ? 'ENABLE ALWAYS' : 'DISABLE'} TRIGGER ${t};`)).join('\n');
 
-/**
- * True while the count triggers are off (a new subscription's first copy: see armCounts in
- * replication.ts). The lists and totals are not served then.
- */
-export const COUNTS_DISARMED_SQL = `EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'transactions'::regclass AND tgname = 'transactions_counted' AND tgenabled = 'D')`;
-
 /** The UTC day of a ledger row. */
 const DAY = (row: string) => `(${row}.created_at AT TIME ZONE 'UTC')::date`;
 

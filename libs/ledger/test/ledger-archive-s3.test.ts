@@ -4,13 +4,14 @@ import path from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import S3rver from 's3rver';
-import { createLogger, dropDatabase, ensureDatabaseExists, migrateToLatest } from '@relay/shared';
-import { MANIFEST, TABLE_SPECS, type Manifest } from '../src/ledger/archive';
-import { main as cliMain } from '../src/ledger/cli';
-import { restoreMonth } from '../src/ledger/restore';
-import { runRetention } from '../src/ledger/retention';
-import { archiveStore } from '../src/ledger/store';
-import { verifyChain } from '../src/ledger/verify';
+import { createLogger, dropDatabase, ensureDatabaseExists } from '@relay/shared';
+import { migrateToLatest } from '../src';
+import { MANIFEST, TABLE_SPECS, type Manifest } from '../src/jobs/archive';
+import { main as cliMain } from '../src/jobs/cli';
+import { restoreMonth } from '../src/jobs/restore';
+import { runRetention } from '../src/jobs/retention';
+import { archiveStore } from '../src/jobs/store';
+import { verifyChain } from '../src/jobs/verify';
 
 /**
  * The archive store's S3 path (LEDGER_ARCHIVE_S3_BUCKET with an S3-compatible endpoint), against

@@ -3,19 +3,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
-import { createLogger, dropDatabase, ensureDatabaseExists, loadConfig, migrateToLatest, ServiceMetrics } from '@relay/shared';
+import { createLogger, dropDatabase, ensureDatabaseExists, loadConfig, ServiceMetrics } from '@relay/shared';
+import { migrateToLatest } from '../src';
 import { startPlatform, type TestPlatform } from '../../../test/platform';
 import { startGameWorld, type GameWorld } from '../../../test/game';
-import { applied, betBody, winBody } from '../../wallet/test/money-support';
-import { monthRange, sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/ledger/archive';
-import { ensurePartitions, partitionHealth, registerPartitionMetrics } from '../src/ledger/partitions';
-import { pruneKeys, runRetention, type RetentionStep } from '../src/ledger/retention';
-import { main as cliMain } from '../src/ledger/cli';
-import { ledgerJobs } from '../src/ledger';
-import { restoreMonth } from '../src/ledger/restore';
-import { LedgerScheduler, runJobOnce, jobLockSql } from '../src/ledger/scheduler';
-import { archiveStore } from '../src/ledger/store';
-import { verifyChain } from '../src/ledger/verify';
+import { applied, betBody, winBody } from '../../../services/wallet/test/money-support';
+import { monthRange, sqlFacts, TABLE_SPECS, type Manifest, type TableFacts } from '../src/jobs/archive';
+import { ensurePartitions, partitionHealth, registerPartitionMetrics } from '../src/jobs/partitions';
+import { pruneKeys, runRetention, type RetentionStep } from '../src/jobs/retention';
+import { main as cliMain } from '../src/jobs/cli';
+import { ledgerJobs } from '../src/jobs';
+import { restoreMonth } from '../src/jobs/restore';
+import { LedgerScheduler, runJobOnce, jobLockSql } from '../src/jobs/scheduler';
+import { archiveStore } from '../src/jobs/store';
+import { verifyChain } from '../src/jobs/verify';
 
 /**
  * The ledger's lifecycle against real PostgreSQL, in a database of this file's own (it drops

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { dropDatabase, migrateReporting, migrateToLatest } from './db';
-import { armCounts, awaitCounts, dropSubscription, ensureSubscription, LAG_SQL, replicationBarrier, withClient } from './replication';
-import { COUNTS_DISARMED_SQL } from './schema/counts';
+import { COUNTS_DISARMED_SQL, dropDatabase, dropSubscription, ensureSubscription, LAG_SQL, replicationBarrier, withClient } from '@relay/shared';
+import { armCounts, awaitCounts, COUNT_TRIGGERS, migrateReporting, migrateToLatest } from '../src';
+import { countsOffForFirstCopy } from '../src/first-copy';
 
 /**
  * A new subscription's first copy runs with the count triggers off (one transaction per table: a
@@ -36,12 +36,18 @@ describe('When a reporting database is subscribed to a money database that alrea
             (SELECT sum(n)::text FROM ledger_counts_players) AS cash_outs`,
   ).then((r) => r.rows[0]);
 
+  it('then the readiness check names the trigger the counts switch off', () => {
+    expect(COUNT_TRIGGERS.transactions).toContain('transactions_counted');
+    expect(COUNTS_DISARMED_SQL).toContain(`tgname = 'transactions_counted'`);
+  });
+
   it('then the copy counts nothing, the reporting database is not fresh until its counts are made, and they match the rows', async () => {
     await migrateReporting(reporting);
     await migrateToLatest(money);
     await withClient(money, (c) => insertTransactions(c, [['t1', 'CASH_OUT', 'SUCCESS', 'p1'], ['t2', 'CASH_OUT', 'SUCCESS', 'p2'], ['t3', 'CASH_IN', 'PENDING', 'p1']]));
 
-    expect(await ensureSubscription(money, reporting)).toBe('created');
+    // As prepareDatabases subscribes (it would then wait for the counts itself).
+    expect(await ensureSubscription(money, reporting, { beforeFirstCopy: countsOffForFirstCopy })).toBe('created');
     await withClient(reporting, async (c) => {
       // Subscribed, counts off: whatever the heartbeat says, the replica reads as still copying.
       expect((await counted(c)).off).toBe(true);

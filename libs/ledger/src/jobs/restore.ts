@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { ensureDatabaseExists, migrateToLatest } from '@relay/shared';
+import { ensureDatabaseExists } from '@relay/shared';
+import { migrateToLatest } from '../migrate';
 import { compareFacts, loadTable, MANIFEST, monthRange, partitionName, sqlFacts, TABLE_SPECS, verifyFiles, type Manifest, type TableFacts } from './archive';
 import type { ArchiveStore } from './store';
 

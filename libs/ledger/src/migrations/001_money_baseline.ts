@@ -1,11 +1,7 @@
 import type { Knex } from 'knex';
-import { publicationSql } from '../replication';
-import { ACCOUNTS_SQL } from '../schema/accounts';
-import { catalogSql } from '../schema/catalog';
-import { HEARTBEAT_ROW_SQL, HEARTBEAT_TABLE_SQL } from '../schema/heartbeat';
+import { ACCOUNTS_SQL, catalogSql, HEARTBEAT_ROW_SQL, HEARTBEAT_TABLE_SQL, publicationSql, sessionsSql } from '@relay/shared';
 import { KEY_TABLES_SQL } from '../schema/keys';
 import { ENSURE_PARTITIONS_SQL, LEDGER_TABLES_SQL, MONEY_INDEXES_SQL, PARTITION_FUNCTIONS_SQL } from '../schema/ledger';
-import { sessionsSql } from '../schema/sessions';
 
 /**
  * The money database as the migrations 001-034 left it (squashed, issue 34), minus the leftovers of

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Exact aggregates of the ledger on the reporting database (docs/ledger.md, "Exact totals").
  *
- * The counts' triggers (libs/shared/src/schema/counts.ts) keep, per UTC day and key, the number and sums of the rows, in the
+ * The counts' triggers (schema/counts.ts) keep, per UTC day and key, the number and sums of the rows, in the
  * transaction that applies each replicated change: the counts are exact at every snapshot. So an
  * aggregate over [from, until) is
  * - the counts of the whole days of the range, and

@@ -11,7 +11,7 @@ interface Migration {
 }
 
 /**
- * A database's migrations, and what adoptBaseline (db.ts) needs to move a database built by the
+ * A database's migrations, and what adoptBaseline (migrate.ts) needs to move a database built by the
  * migrations before the squash onto them: the baseline's name, and the last step of the old chain.
  */
 export interface RelayMigrationSource extends Knex.MigrationSource<string> {
@@ -21,7 +21,7 @@ export interface RelayMigrationSource extends Knex.MigrationSource<string> {
 /**
  * Migrations are compiled with the code and listed here, so no file loader guesses extensions.
  * Each database starts from one baseline (the schema the migrations 001-034 produced, squashed in
- * issue 34; libs/shared/src/schema holds its parts); later migrations are added to both lists or to
+ * issue 34; ../schema here and libs/shared/src/schema hold its parts); later migrations are added to both lists or to
  * one, with numbers from 002 on.
  */
 const source = (migrations: Record<string, Migration>, baseline: string): RelayMigrationSource => ({

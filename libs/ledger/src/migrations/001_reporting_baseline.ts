@@ -1,12 +1,9 @@
 import type { Knex } from 'knex';
-import { ACCOUNTS_SQL } from '../schema/accounts';
-import { catalogSql } from '../schema/catalog';
+import { ACCOUNTS_SQL, catalogSql, HEARTBEAT_TABLE_SQL, sessionsSql } from '@relay/shared';
 import { COUNTS_SQL } from '../schema/counts';
-import { HEARTBEAT_TABLE_SQL } from '../schema/heartbeat';
 import { KEY_TABLES_SQL } from '../schema/keys';
 import { ENSURE_PARTITIONS_SQL, LEDGER_TABLES_SQL, MONEY_INDEXES_SQL, PARTITION_FUNCTIONS_SQL } from '../schema/ledger';
 import { LATE_KEYS_FUNCTION_SQL, REPORTING_INDEXES_SQL } from '../schema/reporting-indexes';
-import { sessionsSql } from '../schema/sessions';
 
 /**
  * The reporting database as the migrations 001-034 left it (squashed, issue 34), minus the leftovers

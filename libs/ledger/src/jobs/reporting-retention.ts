@@ -8,7 +8,7 @@ import type pg from 'pg';
  * the idempotency window: no money call can change those rows any more).
  *
  * A month goes in one transaction: ledger_retained moves past it (the lists and search totals count
- * from there, libs/shared ledger-counts), then its partitions are dropped. A dropped partition fires
+ * from there, counts.ts), then its partitions are dropped. A dropped partition fires
  * no trigger, so the counts keep the month: the reports still cover it. Nothing is archived here:
  * the money database's archive is the record.
  */

@@ -1,4 +1,5 @@
-import { armCounts, startHeartbeat, type Config, type Runtime } from '@relay/shared';
+import { startHeartbeat, type Config, type Runtime } from '@relay/shared';
+import { armCounts } from '../first-copy';
 import type { Logger } from 'pino';
 import { ensurePartitions } from './partitions';
 import { runReportingRetention } from './reporting-retention';
@@ -7,6 +8,7 @@ import { LedgerScheduler, type LedgerJob } from './scheduler';
 import { archiveStore } from './store';
 
 export { LedgerScheduler, runJobOnce } from './scheduler';
+export { registerPartitionMetrics } from './partitions';
 
 /** The ledger's jobs (docs/ledger.md): partitions ahead of time, and retention with key pruning. */
 export function ledgerJobs(config: Config, logger: Logger): LedgerJob[] {
