@@ -21,11 +21,11 @@ import type { ServiceMetrics } from './metrics';
 export const PUBLICATION = 'relay_reporting';
 
 /**
- * True on the reporting database while its count triggers are off: a new subscription's first copy
- * runs without them, and @relay/ledger's armCounts makes the counts after it (libs/ledger
- * first-copy.ts). Until then it is not caught up (LAG_SQL, replicationBarrier).
+ * True on the reporting database while a new subscription's first copy has no counts yet: it runs
+ * with the count triggers off, and @relay/ledger's armCounts makes the counts after it (libs/ledger
+ * first-copy.ts, which keeps the mark). Until then it is not caught up (LAG_SQL, replicationBarrier).
  */
-export const COUNTS_DISARMED_SQL = `EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'transactions'::regclass AND tgname = 'transactions_counted' AND tgenabled = 'D')`;
+export const COUNTS_DISARMED_SQL = `EXISTS (SELECT 1 FROM ledger_counts_pending)`;
 
 /**
  * What the money database publishes, and which columns. A column holding a secret (a wallet token,
@@ -141,7 +141,7 @@ export interface SubscribeOptions {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** How long prepareDatabases waits for a first copy to end and its counts to be on (default 2 minutes). */
   copyWaitMs?: number;
-  /** Runs on the reporting database just before a new subscription (and so its first copy) is created. */
+  /** Runs on the reporting database in the transaction that creates a new subscription (and so starts its first copy). */
   beforeFirstCopy?: (reporting: pg.Client) => Promise<unknown>;
 }
 
@@ -176,11 +176,20 @@ export async function ensureSubscription(moneyUrl: string, reportingUrl: string,
     }
   });
   await withClient(reportingUrl, async (c) => {
-    await options.beforeFirstCopy?.(c);
-    await c.query(
-      `CREATE SUBSCRIPTION ${name} CONNECTION ${literal(publisherConnection(moneyUrl))} PUBLICATION ${PUBLICATION}
-       WITH (create_slot = false, slot_name = '${name}', copy_data = true)`,
-    );
+    // One transaction with the hook (the counts' first-copy mark): both or neither. A subscription
+    // that adopts its slot (create_slot = false) may be created inside one.
+    await c.query('BEGIN');
+    try {
+      await options.beforeFirstCopy?.(c);
+      await c.query(
+        `CREATE SUBSCRIPTION ${name} CONNECTION ${literal(publisherConnection(moneyUrl))} PUBLICATION ${PUBLICATION}
+         WITH (create_slot = false, slot_name = '${name}', copy_data = true)`,
+      );
+      await c.query('COMMIT');
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
   });
   options.log?.('reporting database subscribed', { subscription: name });
   return 'created';

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as moneyBaseline from './001_money_baseline';
 import * as reportingBaseline from './001_reporting_baseline';
 import * as reportingCounts from './002_reporting_counts';
+import * as reportingFirstCopy from './003_reporting_first_copy';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,6 @@ export const migrationSource = source(
 
 /** The reporting database's migrations (REPORTING_DATABASE_URL). */
 export const reportingMigrationSource = source(
-  { '001_reporting_baseline': reportingBaseline, '002_reporting_counts': reportingCounts },
+  { '001_reporting_baseline': reportingBaseline, '002_reporting_counts': reportingCounts, '003_reporting_first_copy': reportingFirstCopy },
   '001_reporting_baseline',
 );
