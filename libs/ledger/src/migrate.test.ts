@@ -41,7 +41,7 @@ describe('migrations from a baseline', () => {
       for (const [i, name] of names.entries()) {
         await db.raw(`INSERT INTO knex_migrations (name, batch, migration_time) VALUES (?, ?, now())`, [name, i < 32 ? 1 : 2]);
       }
-      await db.raw('DROP TABLE ledger_counts_transactions, ledger_counts_rounds, ledger_counts_players, ledger_retained CASCADE');
+      await db.raw('DROP TABLE ledger_counts_transactions, ledger_counts_rounds, ledger_counts_players, ledger_retained, ledger_counts_pending CASCADE');
       await db.raw('DROP FUNCTION ledger_count_transaction, ledger_count_round, ledger_counts_forget, ledger_counts_rebuild CASCADE');
       await db.raw(`INSERT INTO transactions (id, provider_id, transaction_id, category, status, group_id, game_id, player_id, session_id, round_id,
                       amount, currency, language, request_fingerprint)
@@ -75,7 +75,7 @@ describe('migrations from a baseline', () => {
     const money = newUrl();
     const reporting = newUrl();
     expect(await migrateToLatest(money)).toEqual(['001_money_baseline']);
-    expect(await migrateReporting(reporting)).toEqual(['001_reporting_baseline', '002_reporting_counts']);
+    expect(await migrateReporting(reporting)).toEqual(['001_reporting_baseline', '002_reporting_counts', '003_reporting_first_copy']);
     // Three tables, each with its default partition, the current month and three ahead.
     expect((await recorded(money)).partitions).toBe(15);
     expect((await recorded(reporting)).partitions).toBe(15);
@@ -87,8 +87,8 @@ describe('migrations from a baseline', () => {
     ["this release's development (001-034)", [...OLD_CHAIN, '034_ledger_counts']],
   ])('When a reporting database was built by %s, then it takes the baseline without running it, gets its counts from its rows, and keeps what the previous release reads', async (_, chain) => {
     const url = await recordedAs(chain);
-    expect(await migrateReporting(url)).toEqual(['002_reporting_counts']);
-    expect(await recorded(url)).toEqual({ names: [reportingMigrationSource.baseline, '002_reporting_counts'], counted: '1', previousKept: true, partitions: 15 });
+    expect(await migrateReporting(url)).toEqual(['002_reporting_counts', '003_reporting_first_copy']);
+    expect(await recorded(url)).toEqual({ names: [reportingMigrationSource.baseline, '002_reporting_counts', '003_reporting_first_copy'], counted: '1', previousKept: true, partitions: 15 });
     expect(await migrateReporting(url)).toEqual([]);
   }, 60_000);
 

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
  * switches them off by hand is not taken for a copy.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`CREATE TABLE ledger_counts_pending (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), since timestamptz NOT NULL DEFAULT now())`);
+  await knex.raw(`CREATE TABLE IF NOT EXISTS ledger_counts_pending (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), since timestamptz NOT NULL DEFAULT now())`);
 }
 
 export async function down(knex: Knex): Promise<void> {
