@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import Decimal from 'decimal.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { http } from '../platform';
+import { http, replicated } from '../platform';
 import { bo, createOperator, type NewOperator } from '../backoffice';
 import { ROOT } from '../processes';
 import { currentCode } from '../../services/backoffice/src/domain/totp';
@@ -222,7 +222,12 @@ describe('the web console', () => {
     expect(await row.innerText()).toMatch(/EUR\s14\.00/);
     await screen('08-reconciliation');
     await row.getByLabel('Note').fill('Studio asked to repeat the credit');
+    // The decision is written on the money database and the lists read the reporting database: the
+    // next page waits for the decision's answer and the replication barrier (docs/reporting-database.md).
+    const decided = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/reconciliation/'));
     await row.getByRole('button', { name: 'Acknowledge' }).click();
+    expect((await decided).status()).toBe(200);
+    await replicated();
     await page.goto(url('/reconciliation?state=ACKNOWLEDGED'));
     await page.getByTestId('queue-item').filter({ hasText: bet.roundId }).getByText('Studio asked to repeat the credit').waitFor();
     const saved = await http('GET', bo(w.p, `money/reconciliation/items/CREDIT_OWED/${w.a.providerId}/${win.transactionId}`), { token: w.p.adminToken });
