@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { stringify } from 'csv-stringify';
+import { csvWriter } from './csv';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -42,6 +42,7 @@ export function auditRoutes(deps: BackofficeDeps): Router {
           for (const r of page) yield { ...presentAudit(r), before: JSON.stringify(r.before), after: JSON.stringify(r.after) };
         }
       }
-      await pipeline(Readable.from(rows()), stringify({ header: true, columns: AUDIT_CSV_COLUMNS }), res);
+      // Names, reasons and targets come from people and casinos: every cell guarded as in the money exports.
+      await pipeline(Readable.from(rows()), csvWriter(AUDIT_CSV_COLUMNS), res);
     }));
 }

@@ -57,7 +57,7 @@ async function stream(
   async function* flat() {
     for await (const row of rows) yield flatten(row);
   }
-  await pipeline(Readable.from(flat()), stringify({ header: true, columns, cast: CAST }), res);
+  await pipeline(Readable.from(flat()), csvWriter(columns), res);
 }
 
 /**
@@ -70,14 +70,25 @@ export const CAST = {
   boolean: (value: boolean) => (value ? 'true' : 'false'),
 };
 
+/**
+ * The characters of a value that a spreadsheet or a CSV reader would take for structure: a cell's
+ * end (comma, or semicolon where that is the list separator), a quote, a tab, a row's end; and the
+ * escape itself. Written as %XX, so the line stays one comment line and no value starts a cell of
+ * its own (where a formula would run: `providerId=x,=HYPERLINK(...)`).
+ */
+const STRUCTURE = /[%,;"\t\r\n]/g;
+const inert = (value: string) => value.replace(STRUCTURE, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+
 export function filterLine(caller: Caller, filters: Record<string, unknown>): string {
-  const scope = caller.scope.type === 'platform' ? 'platform' : caller.scope.type === 'casino' ? `casino ${caller.scope.providerId}` : `studio ${caller.scope.groupId}`;
+  const scope = caller.scope.type === 'platform' ? 'platform' : caller.scope.type === 'casino' ? `casino ${inert(caller.scope.providerId)}` : `studio ${inert(caller.scope.groupId)}`;
   const named = Object.entries(filters)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join('+') : String(v)}`);
-  // One line whatever the input: a filter value cannot start a new CSV row.
-  return `# scope: ${scope}; filters: ${named.length ? named.join(', ') : 'none'}`.replace(/[\r\n]+/g, ' ');
+    .map(([k, v]) => `${k}=${inert(v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join('+') : String(v))}`);
+  return `# scope: ${scope}; filters: ${named.length ? named.join(', ') : 'none'}`;
 }
+
+/** The CSV writer of every export: a header row, then the rows with every text cell guarded (CAST). */
+export const csvWriter = (columns: string[]) => stringify({ header: true, columns, cast: CAST });
 
 function flatten(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
