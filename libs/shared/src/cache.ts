@@ -80,7 +80,9 @@ export class ChangeBus {
 /**
  * A read-through cache of admin-managed records. Admin changes are rare, so any change of a kind
  * this cache depends on clears it whole: simpler than tracking which keys a change touches, and
- * never wrong.
+ * never wrong. It holds at most `capacity` entries and lets the least recently used go first: a
+ * flood of unknown keys (junk tokens, each cached as unknown) pushes out other junk, not the keys
+ * in use (a Map keeps insertion order; a hit moves its key to the end).
  */
 export class ConfigCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
@@ -91,6 +93,7 @@ export class ConfigCache<V> {
     private readonly bus: ChangeBus | null,
     private readonly ttlMs = 30000,
     private readonly degradedTtlMs = 500,
+    private readonly capacity = 50_000,
   ) {
     bus?.onChange((change) => {
       if (change === null || kinds.includes(change.kind)) this.clear();
@@ -99,23 +102,33 @@ export class ConfigCache<V> {
 
   /** The cached value of `key`, or undefined when it must be loaded. */
   peek(key: string): V | undefined {
-    const hit = this.entries.get(key);
-    return hit && hit.expiresAt > Date.now() ? hit.value : undefined;
+    return this.fresh(key, Date.now())?.value;
   }
 
   async getOrLoad(key: string, load: () => Promise<V>): Promise<V> {
     const now = Date.now();
-    const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
+    const hit = this.fresh(key, now);
+    if (hit) return hit.value;
     const generation = this.generation;
     const value = await load();
     // A change that arrived while loading may concern the value just read: do not keep it.
     if (generation === this.generation) {
       const ttl = this.bus?.healthy ? this.ttlMs : this.degradedTtlMs;
-      if (this.entries.size > 50000) this.entries.clear();
+      this.entries.delete(key);
+      while (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(key, { value, expiresAt: now + ttl });
     }
     return value;
+  }
+
+  /** The live entry of `key`, made the most recently used; an expired one is dropped. */
+  private fresh(key: string, now: number): { value: V; expiresAt: number } | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    this.entries.delete(key);
+    if (hit.expiresAt <= now) return undefined;
+    this.entries.set(key, hit);
+    return hit;
   }
 
   clear(): void {

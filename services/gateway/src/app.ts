@@ -21,7 +21,7 @@ import {
 } from '@relay/shared';
 import { AuthFailureLimit } from './auth/address-limit';
 import { OperatorAuth } from './auth/operators';
-import { clientKey } from './auth/client-address';
+import { clientAddress } from './auth/client-address';
 import { bearerToken, ProviderTokens } from './auth/provider-tokens';
 import { ProviderRateLimiter } from './auth/rate-limit';
 import { UpstreamAdmission, UpstreamSlot } from './edge/admission';
@@ -38,7 +38,7 @@ export function createGatewayApp(rt: Runtime): Express {
   const limiter = new ProviderRateLimiter(rt.redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_PER_SECOND);
   const failures = new AuthFailureLimit(config.GATEWAY_AUTH_FAILURES_PER_MINUTE);
   const signer = new IdentitySigner(config.INTERNAL_AUTH_SECRET);
-  const operators = new OperatorAuth(rt);
+  const operators = new OperatorAuth(rt, failures);
   const upstreams = config.serviceUrls;
   const admissions = Object.fromEntries(
     UPSTREAMS.map((name) => [name, new UpstreamAdmission(name, config.GATEWAY_UPSTREAM_MAX_SOCKETS, config.GATEWAY_TENANT_SHARE)]),
@@ -168,14 +168,6 @@ function tenantOf(identity: Identity, req: Request): string {
     default:
       return `address:${clientAddress(req)}`;
   }
-}
-
-/**
- * The caller's address (the socket's, or the one a trusted proxy in front of us saw), as the key
- * its limits are counted under: an IPv6 caller by its /64, which it controls whole.
- */
-function clientAddress(req: Request): string {
-  return clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 }
 
 function proxyTimeoutMs(config: Runtime['config']): number {

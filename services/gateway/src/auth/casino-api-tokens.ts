@@ -12,6 +12,11 @@ export class CasinoApiTokens {
     this.cache = new ConfigCache(['casino-api-token', 'casino'], bus);
   }
 
+  /** The owner of `token` if this gateway already knows it (null: known to be unknown). */
+  cached(token: string): { tokenId: string; providerId: string } | null | undefined {
+    return this.cache.peek(hashToken(token));
+  }
+
   async authenticate(token: string): Promise<{ tokenId: string; providerId: string } | null> {
     const hash = hashToken(token);
     return this.cache.getOrLoad(hash, async () => {

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -12,4 +13,12 @@ export function clientKey(address: string): string {
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
   return `${prefix.join(':')}::/64`;
+}
+
+/**
+ * The caller's address (the socket's, or the one a trusted proxy in front of us saw), as the key
+ * its limits are counted under: an IPv6 caller by its /64, which it controls whole.
+ */
+export function clientAddress(req: Request): string {
+  return clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 }

@@ -10,7 +10,9 @@ import {
   type Identity,
   type Runtime,
 } from '@relay/shared';
+import type { AuthFailureLimit } from './address-limit';
 import { CasinoApiTokens } from './casino-api-tokens';
+import { clientAddress } from './client-address';
 import { bearerToken } from './provider-tokens';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -26,7 +28,7 @@ export class OperatorAuth {
   private readonly sessions: OperatorSessions;
   private readonly casinoTokens: CasinoApiTokens;
 
-  constructor(private readonly rt: Runtime) {
+  constructor(private readonly rt: Runtime, private readonly failures: AuthFailureLimit) {
     this.sessions = new OperatorSessions(rt.redis, rt.config.REDIS_KEY_PREFIX, {
       idleSeconds: rt.config.BACKOFFICE_SESSION_IDLE_SECONDS,
       maxSeconds: rt.config.BACKOFFICE_SESSION_MAX_SECONDS,
@@ -42,7 +44,7 @@ export class OperatorAuth {
   async identify(req: Request): Promise<Identity> {
     if (req.path.startsWith('/backoffice/v1/auth/')) return { kind: 'public' };
     const bearer = bearerToken(req.headers.authorization);
-    if (bearer) return this.byToken(bearer);
+    if (bearer) return this.byToken(bearer, clientAddress(req));
     const sessionId = operatorSessionId(req.headers.cookie);
     const live = sessionId ? await this.sessions.resolve(sessionId) : null;
     if (!live) throw new AppError('AUTHENTICATION_FAILED', 'Sign in first: no session, or it has ended');
@@ -55,13 +57,24 @@ export class OperatorAuth {
     return { kind: 'operator', accountId: live.session.accountId, role: live.session.role, scope: live.session.scope, sessionRef: live.ref };
   }
 
-  private async byToken(token: string): Promise<Identity> {
+  /**
+   * A casino API token or the admin token. As with game provider tokens, a token this gateway does
+   * not know yet costs a database lookup, which an address may fail only so often
+   * (GATEWAY_AUTH_FAILURES_PER_MINUTE): every refused token counts, and past the limit the address
+   * gets 429 before the database. A token already known passes whatever its address failed.
+   */
+  private async byToken(token: string, address: string): Promise<Identity> {
     if (token.startsWith(CASINO_TOKEN_PREFIX)) {
-      const owner = await this.casinoTokens.authenticate(token);
+      let owner = this.casinoTokens.cached(token);
+      if (owner === undefined) {
+        await this.failures.check(address);
+        owner = await this.casinoTokens.authenticate(token);
+      }
       if (owner) return { kind: 'casino-token', tokenId: owner.tokenId, providerId: owner.providerId };
     } else if (isAdminToken(token, this.rt.config)) {
       return { kind: 'admin' };
     }
+    await this.failures.failed(address);
     throw new AppError('AUTHENTICATION_FAILED', 'Missing, unknown or revoked token');
   }
 }
