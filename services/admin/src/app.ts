@@ -1,5 +1,5 @@
 import { Router, type Express } from 'express';
-import { CasinoAddressPolicy, createServiceApp, healthRouter, requireIdentity, standardChecks, type Runtime } from '@relay/shared';
+import { CasinoAddressPolicy, createServiceApp, healthRouter, OperatorSessions, requireIdentity, standardChecks, type Runtime } from '@relay/shared';
 import { changePublisher, type AdminDeps } from './domain/deps';
 import { casinoRoutes } from './routes/casinos';
 import { gameProviderRoutes } from './routes/gameProviders';
@@ -27,6 +27,10 @@ export function createAdminApp(rt: Runtime): Express {
       else await publish(...changes);
     },
     walletAddresses: CasinoAddressPolicy.fromConfig(rt.config),
+    sessions: new OperatorSessions(rt.redis, rt.config.REDIS_KEY_PREFIX, {
+      idleSeconds: rt.config.BACKOFFICE_SESSION_IDLE_SECONDS,
+      maxSeconds: rt.config.BACKOFFICE_SESSION_MAX_SECONDS,
+    }),
   };
   const admin = Router();
   admin.use(platformAdminsOnly, auditAdminWrites(rt.db.primary, rt.logger, publish));

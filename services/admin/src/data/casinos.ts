@@ -103,8 +103,20 @@ export async function updateCasino(db: Knex, c: CasinoWrite): Promise<CasinoReco
   return toRecord(row);
 }
 
-/** True when a casino existed (and is now gone). Its configs go with it (ON DELETE CASCADE). */
-export async function deleteCasino(db: Knex, providerId: string): Promise<boolean> {
+/**
+ * A casino removed with every way in to it: its configs go with it (ON DELETE CASCADE), its casino
+ * API tokens are revoked and its casino-scoped back-office accounts disabled, so that a casino made
+ * again under the same id (CONTRACTS 5 lets a PUT do so) is not read by the old tenant's
+ * credentials. Run in the request's transaction: all of it, with its audit entry, or none.
+ * `accountsDisabled`: whose sessions must end.
+ */
+export async function deleteCasino(db: Knex, providerId: string): Promise<{ deleted: boolean; tokensRevoked: number; accountsDisabled: string[] }> {
   const deleted = await db('casinos').where({ provider_id: providerId }).delete();
-  return deleted > 0;
+  if (!deleted) return { deleted: false, tokensRevoked: 0, accountsDisabled: [] };
+  const tokensRevoked = await db('casino_api_tokens').where({ provider_id: providerId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  const disabled = (await db('operator_accounts')
+    .where({ scope_type: 'casino', scope_id: providerId, status: 'ACTIVE' })
+    .update({ status: 'DISABLED', updated_at: db.fn.now() })
+    .returning('account_id')) as { account_id: string }[];
+  return { deleted: true, tokensRevoked, accountsDisabled: disabled.map((r) => r.account_id) };
 }

@@ -83,10 +83,14 @@ export async function saveCasino(deps: AdminDeps, providerId: string, input: Cas
  * Removes the casino and (by cascade) its game and currency configs. Rounds and transactions keep
  * their providerId and stay in reporting.
  */
-export async function deleteCasino(deps: AdminDeps, providerId: string): Promise<void> {
-  const deleted = await casinos.deleteCasino(deps.db, providerId);
+/** Deletes a casino and revokes its tokens and casino-scoped accounts (data/casinos.ts); their sessions end now. */
+export async function deleteCasino(deps: AdminDeps, providerId: string): Promise<{ tokensRevoked: number; accountsDisabled: number }> {
+  const { deleted, tokensRevoked, accountsDisabled } = await casinos.deleteCasino(deps.db, providerId);
   if (!deleted) throw providerNotFound(providerId);
+  // The 'casino' change clears every gateway's casino API token cache too.
   await deps.publishChange({ kind: 'casino', key: providerId }, { kind: 'config', key: providerId });
+  for (const accountId of accountsDisabled) await deps.sessions.revokeAccount(accountId);
+  return { tokensRevoked, accountsDisabled: accountsDisabled.length };
 }
 
 export async function getCasino(deps: AdminDeps, providerId: string): Promise<CasinoRecord> {

@@ -1,4 +1,4 @@
-import type { CasinoAddressPolicy, Change, ChangeBus, Knex, Logger, SecretBox } from '@relay/shared';
+import type { CasinoAddressPolicy, Change, ChangeBus, Knex, Logger, OperatorSessions, SecretBox } from '@relay/shared';
 
 /** What the admin use cases need; built once per process in app.ts. */
 export interface AdminDeps {
@@ -8,6 +8,8 @@ export interface AdminDeps {
   publishChange: (...changes: Change[]) => Promise<void>;
   /** Which casino wallet addresses may be saved (production: public ones, or the allow-list). */
   walletAddresses?: CasinoAddressPolicy;
+  /** Back-office sessions, ended when their accounts are disabled with a deleted casino. */
+  sessions: Pick<OperatorSessions, 'revokeAccount'>;
 }
 
 /**

@@ -79,7 +79,7 @@ const ops: AdminOperation[] = [
   },
   {
     method: 'delete', path: '/admin/v1/casinos/{providerId}', operationId: 'deleteCasino', tag: 'Casinos', summary: 'Remove a casino',
-    description: 'Later calls naming it get `PROVIDER_NOT_FOUND`; its rounds and transactions stay in reporting.',
+    description: 'Later calls naming it get `PROVIDER_NOT_FOUND`; its rounds and transactions stay in reporting. Its casino API tokens are revoked and its casino-scoped back-office accounts disabled (their sessions end), so a casino made again under the same id is not reached by them; an admin may enable such an account again.',
     path_: casinoPath, ok: { message: 'Casino deleted', data: null, example: null }, errors: { 404: ['PROVIDER_NOT_FOUND'] },
   },
   {
