@@ -11,16 +11,18 @@ import { asOperator, bo, signedInOperator } from '../backoffice';
  * casino, game and currency, and only to the game's provider.
  *
  * Casinos A and B, studios A and B (each with one game). Awards: `a` (casino A, game A), `b`
- * (casino B, game B), `ba` (casino B, game A: studio A's game played at casino B).
+ * (casino B, game B), `ba` (casino B, game A: studio A's game played at casino B), `bab` (casino B,
+ * games A and B: both studios see it).
  */
 const HOUR = 3_600_000;
 const LIMITS = { minBet: 0.1, maxBet: 50, defaultBet: 1, betSuggestions: [1], maxWin: 1000, isRoundable: false, isDefault: true };
 
+type Name = 'a' | 'b' | 'ba' | 'bab';
 type Send = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
 interface Row {
   caller: string;
   /** Which of the suite's awards the caller's list shows. */
-  sees: ('a' | 'b' | 'ba')[];
+  sees: Name[];
   /** Whether the caller may create and cancel (in its scope). */
   writes: boolean;
   /** The casino the caller acts for when it writes. */
@@ -29,15 +31,15 @@ interface Row {
 
 const TABLE: Row[] = [
   { caller: 'casino A API token', sees: ['a'], writes: true, casino: 'A' },
-  { caller: 'casino B API token', sees: ['b', 'ba'], writes: true, casino: 'B' },
+  { caller: 'casino B API token', sees: ['b', 'ba', 'bab'], writes: true, casino: 'B' },
   { caller: 'casino A support', sees: ['a'], writes: true, casino: 'A' },
   { caller: 'casino A admin', sees: ['a'], writes: true, casino: 'A' },
   { caller: 'casino A finance', sees: ['a'], writes: false },
-  { caller: 'studio A admin', sees: ['a', 'ba'], writes: false },
-  { caller: 'studio B support', sees: ['b'], writes: false },
-  { caller: 'platform support', sees: ['a', 'b', 'ba'], writes: true, casino: 'B' },
-  { caller: 'platform finance', sees: ['a', 'b', 'ba'], writes: false },
-  { caller: 'ADMIN_TOKEN', sees: ['a', 'b', 'ba'], writes: true, casino: 'A' },
+  { caller: 'studio A admin', sees: ['a', 'ba', 'bab'], writes: false },
+  { caller: 'studio B support', sees: ['b', 'bab'], writes: false },
+  { caller: 'platform support', sees: ['a', 'b', 'ba', 'bab'], writes: true, casino: 'B' },
+  { caller: 'platform finance', sees: ['a', 'b', 'ba', 'bab'], writes: false },
+  { caller: 'ADMIN_TOKEN', sees: ['a', 'b', 'ba', 'bab'], writes: true, casino: 'A' },
 ];
 
 let p: TestPlatform;
@@ -48,10 +50,10 @@ let playerB: Player;
 const campaignId = uniqueId('iso');
 const callers = new Map<string, Send>();
 /** The suite's awards by name: casino and award id. */
-const awards: Record<'a' | 'b' | 'ba', { providerId: string; awardId: string }> = {} as never;
+const awards: Record<Name, { providerId: string; awardId: string }> = {} as never;
 
 const period = () => ({ startsAt: new Date(Date.now() - HOUR).toISOString(), expiresAt: new Date(Date.now() + 24 * HOUR).toISOString() });
-const awardBody = (playerId: string, gameId: number, extra: Record<string, unknown> = {}) => ({ awardId: uniqueId('award'), campaignId, playerId, currency: 'EUR', gameIds: [gameId], rounds: 3, betValue: 1, ...period(), ...extra });
+const awardBody = (playerId: string, gameId: number | number[], extra: Record<string, unknown> = {}) => ({ awardId: uniqueId('award'), campaignId, playerId, currency: 'EUR', gameIds: Array.isArray(gameId) ? gameId : [gameId], rounds: 3, betValue: 1, ...period(), ...extra });
 const byToken = (token: string | undefined): Send => (method, url, body) => http(method, url, { token, body });
 const ids = (res: { body: any }) => (res.body.data as { awardId: string }[]).map((x) => x.awardId).sort();
 
@@ -64,7 +66,7 @@ beforeAll(async () => {
   }
   playerA = await A.launchPlayer();
   playerB = await B.launchPlayer();
-  for (const [name, world, body] of [['a', A, awardBody(playerA.playerId, A.gameId)], ['b', B, awardBody(playerB.playerId, B.gameId)], ['ba', B, awardBody(playerB.playerId, A.gameId)]] as const) {
+  for (const [name, world, body] of [['a', A, awardBody(playerA.playerId, A.gameId)], ['b', B, awardBody(playerB.playerId, B.gameId)], ['ba', B, awardBody(playerB.playerId, A.gameId)], ['bab', B, awardBody(playerB.playerId, [A.gameId, B.gameId])]] as const) {
     const res = await http('POST', bo(p, `casinos/${world.providerId}/free-rounds`), { token: p.adminToken, body });
     expect(res.status).toBe(201);
     awards[name] = { providerId: world.providerId, awardId: body.awardId };
@@ -93,7 +95,7 @@ afterAll(async () => {
   await A?.sandbox.close();
 });
 
-const path = (name: 'a' | 'b' | 'ba', suffix = '') => `casinos/${awards[name].providerId}/free-rounds/${awards[name].awardId}${suffix}`;
+const path = (name: Name, suffix = '') => `casinos/${awards[name].providerId}/free-rounds/${awards[name].awardId}${suffix}`;
 const world = (casino: 'A' | 'B') => (casino === 'A' ? A : B);
 
 describe('free-round awards between tenants, on every back-office award route', () => {
@@ -102,7 +104,7 @@ describe('free-round awards between tenants, on every back-office award route', 
     const listed = await send('GET', bo(p, `free-rounds?campaignId=${campaignId}`));
     expect(listed.status).toBe(200);
     expect(ids(listed)).toEqual(sees.map((n) => awards[n].awardId).sort());
-    for (const name of ['a', 'b', 'ba'] as const) {
+    for (const name of ['a', 'b', 'ba', 'bab'] as const) {
       const read = await send('GET', bo(p, path(name)));
       expect([name, read.status, read.body.error]).toEqual(sees.includes(name) ? [name, 200, undefined] : [name, 404, 'AWARD_NOT_FOUND']);
       // Naming another casino in the list's filter shows nothing it could not read.
@@ -119,7 +121,7 @@ describe('free-round awards between tenants, on every back-office award route', 
         const created = await send('POST', bo(p, `casinos/${target.providerId}/free-rounds`), awardBody(uniqueId('p'), target.gameId));
         expect([created.status, created.body.error]).toEqual([403, 'PERMISSION_DENIED']);
       }
-      for (const name of ['a', 'b', 'ba'] as const) {
+      for (const name of ['a', 'b', 'ba', 'bab'] as const) {
         const cancelled = await send('POST', bo(p, path(name, '/cancel')));
         expect([name, cancelled.status, cancelled.body.error]).toEqual([name, 403, 'PERMISSION_DENIED']);
       }
@@ -133,7 +135,7 @@ describe('free-round awards between tenants, on every back-office award route', 
         const other = casino === 'A' ? B : A;
         const created = await send('POST', bo(p, `casinos/${other.providerId}/free-rounds`), awardBody(uniqueId('p'), other.gameId));
         expect([created.status, created.body.error]).toEqual([404, 'PROVIDER_NOT_FOUND']);
-        for (const name of ['a', 'b', 'ba'] as const) {
+        for (const name of ['a', 'b', 'ba', 'bab'] as const) {
           if (awards[name].providerId === own.providerId) continue;
           const cancelled = await send('POST', bo(p, path(name, '/cancel')));
           expect([name, cancelled.status, cancelled.body.error]).toEqual([name, 404, 'AWARD_NOT_FOUND']);

@@ -108,6 +108,21 @@ describe('When a casino creates an award', () => {
     if (typeof body.awardId === 'string') expect(await p.db.primary('free_round_awards').where({ provider_id: w.providerId, award_id: body.awardId }).first()).toBeUndefined();
   });
 
+  const accepted: [string, Record<string, unknown>][] = [
+    ['betValue equals the min bet', { betValue: 0.1 }],
+    ['betValue equals the max bet', { betValue: 50 }],
+    ['expiresAt is a minute short of 30 days ahead', { expiresAt: at(30 * DAY - 60_000) }],
+    ['startsAt is in the future', { startsAt: at(DAY), expiresAt: at(2 * DAY) }],
+    ['rounds is the maximum', { rounds: 1000 }],
+    ['there is no campaign', { campaignId: undefined }],
+    ['the currency is written in lower case', { currency: 'eur' }],
+  ];
+  it.each(accepted)('When %s, then the award is created', async (_, overrides) => {
+    const res = await create(award(overrides));
+    expect([res.status, res.body.data?.state]).toEqual([201, 'ACTIVE']);
+    expect(res.body.data.currency).toBe('EUR');
+  });
+
   it('then a body that is not JSON, or not an object, is a 400', async () => {
     for (const body of ['[1,2]', '"award"', 'null']) {
       const res = await http('POST', bo(p, `casinos/${w.providerId}/free-rounds`), { token, raw: body });
