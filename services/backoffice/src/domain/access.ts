@@ -44,7 +44,7 @@ export type Permission =
   | 'free-rounds:read'
   | 'free-rounds:manage';
 
-/** A person (or the ADMIN_TOKEN), never a casino API token: tokens read, they do not decide. */
+/** A person (or the ADMIN_TOKEN), never a casino API token: tokens read, they do not decide (free-round awards aside). */
 const person = (c: Caller) => c.actorType !== 'casino-token';
 
 const GRANTS: Record<Permission, (c: Caller) => boolean> = {
