@@ -278,3 +278,17 @@ describe('When awards are listed', () => {
     expect([res.status, res.body.error]).toEqual([400, 'Bad Request']);
   });
 });
+
+describe('When the money database holds the awards', () => {
+  it('then it has only the four keys the routes walk, each leading with the casino', async () => {
+    const { rows } = await p.db.primary.raw<{ rows: { indexname: string; indexdef: string }[] }>(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'free_round_awards' ORDER BY indexname",
+    );
+    expect(rows.map((r) => [r.indexname, /\((\w+)/.exec(r.indexdef)?.[1]])).toEqual([
+      ['free_round_awards_created', 'provider_id'],
+      ['free_round_awards_pkey', 'provider_id'],
+      ['free_round_awards_player', 'provider_id'],
+      ['free_round_awards_provider_id_award_id_key', 'provider_id'],
+    ]);
+  });
+});
