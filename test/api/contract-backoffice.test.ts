@@ -185,6 +185,26 @@ describe('the back office reference against the running platform', () => {
     await call('GET', 'money/flag-thresholds', 403, { headers: { cookie: `relay_bo_session=${support.sessionId}` } }); // platform admins only
   });
 
+  it('When a casino API token creates, reads, lists and cancels a free-round award, then every answer is documented', async () => {
+    const currency = { minBet: 0.1, maxBet: 50, defaultBet: 1, betSuggestions: [1], maxWin: 1000, isRoundable: false, isDefault: true };
+    expect((await http('PUT', `${p.baseUrl}/admin/v1/casinos/${g.providerId}/games/${g.gameId}/currencies/EUR`, { token: p.adminToken, body: currency })).status).toBe(200);
+    const issued = await admin('POST', `casinos/${g.providerId}/api-tokens`, 201, { name: 'bonus engine' });
+    const token: string = issued.body.data.token;
+    const asCasino = (method: string, path: string, status: number, body?: unknown) => call(method, path, status, { token, body });
+    const award = { awardId: uniqueId('award'), playerId: pl.playerId, currency: 'EUR', gameIds: [g.gameId], rounds: 5, betValue: 1, startsAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 86_400_000).toISOString() };
+    const awards = `casinos/${g.providerId}/free-rounds`;
+    await asCasino('POST', awards, 201, award);
+    await asCasino('POST', awards, 200, award);
+    await asCasino('POST', awards, 409, { ...award, rounds: 6 });
+    await asCasino('POST', awards, 400, { ...award, awardId: uniqueId('award'), betValue: 99 });
+    await asCasino('GET', `${awards}/${award.awardId}`, 200);
+    await asCasino('GET', `${awards}/no-such-award`, 404);
+    await asCasino('GET', `free-rounds?playerId=${pl.playerId}&state=ACTIVE`, 200);
+    await asCasino('GET', 'free-rounds?state=SOMETIMES', 400);
+    await asCasino('POST', `${awards}/${award.awardId}/cancel`, 200);
+    await asCasino('POST', `${awards}/no-such-award/cancel`, 404);
+  });
+
   it('When each documented operation is called by callers its permission does and does not grant, then the document says who may call it truly', async () => {
     const nobody = '00000000-0000-4000-8000-000000000000';
     const callers: { label: string; caller: Caller; send: (method: string, url: string, body: unknown) => Promise<HttpResult> }[] = [];

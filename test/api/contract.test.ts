@@ -55,6 +55,8 @@ describe('the API reference against the running platform', () => {
     await game('GET', `/api/v1/sessions/${pl.sessionId}?gameId=${g.gameId}&currency=eur`, 200);
     await game('GET', `/api/v1/sessions/${pl.sessionId}?gameId=${g.gameId + 1}`, 400);
     await game('GET', `/api/v1/sessions/unknown-session?gameId=${g.gameId}`, 403);
+    await game('GET', `/api/v1/sessions/${pl.sessionId}/free-rounds`, 200);
+    await game('GET', '/api/v1/sessions/unknown-session/free-rounds', 403);
     await game('GET', `/api/account?sessionId=${pl.sessionId}&currency=EUR`, 200);
     await game('GET', '/api/account', 400);
     await call('GET', `/api/account?sessionId=${pl.sessionId}`, 403, { token: 'not-a-token' });

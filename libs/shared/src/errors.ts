@@ -10,6 +10,11 @@ export const ERROR_STATUS = {
   INVALID_PUBLIC_KEY: 400,
   INVALID_GAME_CONFIG: 400,
   WEAK_PASSWORD: 400,
+  // Free-round awards: the period, or a game, currency or bet value the casino's configuration does not allow.
+  INVALID_AWARD_PERIOD: 400,
+  GAME_NOT_CONFIGURED: 400,
+  CURRENCY_NOT_CONFIGURED: 400,
+  BET_VALUE_OUT_OF_LIMITS: 400,
   INVALID_CREDENTIALS: 401,
   INVALID_SECOND_FACTOR: 401,
   INVALID_LAUNCH_TOKEN: 401,
@@ -35,7 +40,10 @@ export const ERROR_STATUS = {
   GAME_CONFIG_NOT_FOUND: 404,
   CURRENCY_CONFIG_NOT_FOUND: 404,
   ACCOUNT_NOT_FOUND: 404,
+  AWARD_NOT_FOUND: 404,
   ACCOUNT_EXISTS: 409,
+  // A casino's award id sent again with a different award: the first one stands.
+  AWARD_ID_REUSED: 409,
   INTEGRATION_TIMED_OUT: 408,
   // The edge: a request whose headers or body did not arrive in time.
   REQUEST_TIMEOUT: 408,

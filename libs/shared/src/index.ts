@@ -29,4 +29,5 @@ export * from './pool-share';
 export * from './reseal';
 export * from './operator-sessions';
 export * from './audit';
+export * from './free-rounds';
 export { onConnectionClose } from './connection';

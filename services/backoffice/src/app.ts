@@ -8,6 +8,7 @@ import { authRoutes } from './routes/auth';
 import { casinoTokenRoutes } from './routes/casinoTokens';
 import { consoleRoutes } from './routes/console';
 import { directoryRoutes } from './routes/directory';
+import { freeRoundRoutes } from './routes/freeRounds';
 import { moneyRoutes } from './routes/money';
 
 /**
@@ -30,7 +31,7 @@ export function createBackofficeApp(rt: Runtime): Express {
   const attempts = new SignInAttempts(rt.redis, rt.config);
   const signedIn = Router();
   signedIn.use(requireIdentity(rt.verifier, ['admin', 'operator', 'casino-token']));
-  signedIn.use(accountRoutes(deps), casinoTokenRoutes(deps), auditRoutes(deps), directoryRoutes(deps));
+  signedIn.use(accountRoutes(deps), casinoTokenRoutes(deps), auditRoutes(deps), directoryRoutes(deps), freeRoundRoutes(deps));
   signedIn.use(moneyRoutes(deps, rt));
 
   const backoffice = Router();

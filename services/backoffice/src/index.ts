@@ -14,6 +14,7 @@ export { signInBody, secondFactorBody } from './routes/auth';
 export { auditFilter, AUDIT_CSV_COLUMNS } from './routes/audit';
 export { casinoPath, tokenPath, tokenBody } from './routes/casinoTokens';
 export { pagination } from './routes/validation';
+export { awardBody, awardCasinoPath, awardPath, awardListQuery, MAX_AWARD_ROUNDS } from './routes/freeRounds';
 export { transactionFilter, roundFilter, searchPaging, transactionSort, roundSort, transactionExportSort, roundExportSort } from './routes/money-params';
 export { roundPath, transactionPath, TRANSACTION_CSV_COLUMNS, ROUND_CSV_COLUMNS } from './routes/money-search';
 export { itemFilter, itemPaging, itemKey, decisionBody, ITEM_CSV_COLUMNS } from './routes/money-reconciliation';

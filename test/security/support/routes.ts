@@ -36,6 +36,7 @@ export interface GameRoute {
 export const GAME_ROUTES: GameRoute[] = [
   { name: 'session validation', kind: 'session', method: 'GET', style: 'envelope', path: (t) => `/api/v1/sessions/${t.player.sessionId}?gameId=${t.world.gameId}` },
   { name: 'balance read', kind: 'session', method: 'GET', style: 'wallet', path: (t) => `/api/account?sessionId=${t.player.sessionId}&currency=${t.player.currency}` },
+  { name: 'free-round awards', kind: 'session', method: 'GET', style: 'envelope', path: (t) => `/api/v1/sessions/${t.player.sessionId}/free-rounds` },
   { name: 'cash-out', kind: 'session', method: 'POST', style: 'wallet', path: () => '/api/balance/cash-out', body: (t) => betBody(t.world, t.player, { amount: 1 }) },
   { name: 'cash-in', kind: 'session', method: 'POST', style: 'wallet', path: () => '/api/balance/cash-in', body: (t) => winBody(t.world, t.player, t.openBet, { amount: 1 }) },
   { name: 'cash-in retry', kind: 'session', method: 'POST', style: 'wallet', path: () => '/api/balance/cash-in/retry', body: (t) => winBody(t.world, t.player, t.openBet, { amount: 1 }) },

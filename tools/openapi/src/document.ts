@@ -27,6 +27,8 @@ export interface Operation {
     /** A streamed CSV answer instead of JSON: what its lines hold, and a short example. */
     csv?: { description: string; example: string };
   };
+  /** Another success the route answers with the same body (a create repeated: 200 beside 201). */
+  alsoSuccess?: { status: number; description: string; schema: z.ZodType; example: unknown };
   errorStyle: ErrorStyle;
   errors: ErrorTable;
   /** The route answers a browser that prefers HTML with an error page (the launch). */
@@ -77,7 +79,13 @@ export class ApiDocument {
             },
           }
         : {}),
-      responses: { [String(op.success.status)]: success, ...errorResponses(op.errorStyle, op.errors, op.htmlErrors) },
+      responses: {
+        [String(op.success.status)]: success,
+        ...(op.alsoSuccess
+          ? { [String(op.alsoSuccess.status)]: { description: op.alsoSuccess.description, content: { 'application/json': { schema: this.schema(op.alsoSuccess.schema, 'output'), example: op.alsoSuccess.example } } } }
+          : {}),
+        ...errorResponses(op.errorStyle, op.errors, op.htmlErrors),
+      },
     };
     const item = (this.paths[op.path] ??= {});
     if (item[op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is described twice`);

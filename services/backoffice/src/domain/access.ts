@@ -40,9 +40,11 @@ export type Permission =
   | 'reports:read'
   | 'reconciliation:act'
   | 'wins:review'
-  | 'wins:thresholds';
+  | 'wins:thresholds'
+  | 'free-rounds:read'
+  | 'free-rounds:manage';
 
-/** A person (or the ADMIN_TOKEN), never a casino API token: tokens read, they do not decide. */
+/** A person (or the ADMIN_TOKEN), never a casino API token: tokens read, they do not decide (free-round awards aside). */
 const person = (c: Caller) => c.actorType !== 'casino-token';
 
 const GRANTS: Record<Permission, (c: Caller) => boolean> = {
@@ -56,6 +58,12 @@ const GRANTS: Record<Permission, (c: Caller) => boolean> = {
   'reconciliation:act': (c) => person(c) && (c.role === 'admin' || c.role === 'support'),
   'wins:review': (c) => person(c) && (c.role === 'admin' || c.role === 'finance'),
   'wins:thresholds': (c) => c.role === 'admin' && c.scope.type === 'platform',
+  // Free-round awards: every role reads them in its scope. Granting and cancelling them is the
+  // casino's business: its own systems (a casino API token: the one write a token makes), and the
+  // people who act on players' accounts (admin and support) of the casino or the platform. Finance
+  // reads; a studio only sees the awards of its games.
+  'free-rounds:read': () => true,
+  'free-rounds:manage': (c) => c.scope.type !== 'studio' && (c.actorType === 'casino-token' || c.role === 'admin' || c.role === 'support'),
 };
 
 export function authorize(caller: Caller, permission: Permission): void {
@@ -66,6 +74,8 @@ export function authorize(caller: Caller, permission: Permission): void {
 export interface ScopeColumns {
   providerId?: string;
   groupId?: string;
+  /** A text[] column of game providers, for a record that concerns several (a free-round award's games). */
+  groupIds?: string;
 }
 
 /**
@@ -80,6 +90,7 @@ export function scopeFilter<Q extends Knex.QueryBuilder>(query: Q, scope: Operat
     case 'casino':
       return (columns.providerId ? query.where(columns.providerId, scope.providerId) : query.whereRaw('false')) as Q;
     case 'studio':
-      return (columns.groupId ? query.where(columns.groupId, scope.groupId) : query.whereRaw('false')) as Q;
+      if (columns.groupId) return query.where(columns.groupId, scope.groupId) as Q;
+      return (columns.groupIds ? query.whereRaw('?? @> ARRAY[?]::text[]', [columns.groupIds, scope.groupId]) : query.whereRaw('false')) as Q;
   }
 }

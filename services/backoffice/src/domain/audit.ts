@@ -11,6 +11,9 @@ export interface RequestFacts {
   clientAddress: string | null;
 }
 
+/** What a write did: a change to record, or nothing (an idempotent repeat), which leaves no entry. */
+export type AuditedWrite<T> = { result: T; target: string; before: unknown; after: unknown } | { result: T; unchanged: true };
+
 /**
  * Runs a write and records it in the audit trail in the same database transaction: the entry
  * exists exactly when the change does.
@@ -19,10 +22,12 @@ export async function audited<T>(
   deps: BackofficeDeps,
   facts: RequestFacts,
   action: string,
-  write: (trx: Knex.Transaction) => Promise<{ result: T; target: string; before: unknown; after: unknown }>,
+  write: (trx: Knex.Transaction) => Promise<AuditedWrite<T>>,
 ): Promise<T> {
   return deps.db.transaction(async (trx) => {
-    const { result, target, before, after } = await write(trx);
+    const written = await write(trx);
+    if ('unchanged' in written) return written.result;
+    const { result, target, before, after } = written;
     await appendAudit(trx, {
       actorType: facts.caller.actorType,
       actorId: facts.caller.actorId,

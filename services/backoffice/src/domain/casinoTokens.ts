@@ -10,7 +10,8 @@ export const CASINO_TOKEN_PREFIX = 'cat_';
 
 /**
  * A casino's systems read their own records with a casino API token: the same reads as a casino
- * `support` account. 256 random bits, shown once, stored only as SHA-256.
+ * `support` account, and the one write its bonus systems need, its free-round awards
+ * (access.ts, `free-rounds:manage`). 256 random bits, shown once, stored only as SHA-256.
  */
 export async function issueCasinoToken(deps: BackofficeDeps, facts: RequestFacts, providerId: string, name: string): Promise<CasinoTokenRecord & { token: string }> {
   authorize(facts.caller, 'casino-tokens:manage');

@@ -17,3 +17,11 @@ describe('the web console in the route table', () => {
     expect(audienceFor('/backoffice/v1/money/rounds')).toBe('backoffice');
   });
 });
+
+describe("a session's free-round awards in the route table", () => {
+  it('When a game provider asks for a session\'s awards, then the wallet serves it under a template of its own, and the session itself keeps its template', () => {
+    expect([audienceFor('/api/v1/sessions/s-1/free-rounds'), routeFor('/api/v1/sessions/s-1/free-rounds')]).toEqual(['provider', { service: 'wallet', template: '/api/v1/sessions/:sessionId/free-rounds' }]);
+    expect(routeFor('/api/v1/sessions/s-1')).toEqual({ service: 'wallet', template: '/api/v1/sessions/:sessionId' });
+    expect(routeFor('/api/v1/sessions/s-1/free-rounds/x')).toEqual({ service: 'wallet', template: '/api/v1/sessions/:sessionId' });
+  });
+});

@@ -40,6 +40,11 @@ const PREFIXES: { prefix: string; service: ServiceName; template: string }[] = [
 /** Paths served as they are: their own name is their template. */
 const EXACT = new Set(['/api/balance/cash-out', '/api/balance/cash-in', '/api/balance/cash-in/retry', '/api/v1/rounds', '/api/v1/transactions', '/api/v1/providers/ids']);
 
+/** Paths under a prefix that are routes of their own: their template, so metrics and logs tell them apart. */
+const NESTED: { pattern: RegExp; template: string }[] = [
+  { pattern: /^\/api\/v1\/sessions\/[^/]+\/free-rounds$/, template: '/api/v1/sessions/:sessionId/free-rounds' },
+];
+
 export interface PublicRoute {
   service: ServiceName;
   template: string;
@@ -50,7 +55,7 @@ export function routeFor(path: string): PublicRoute | null {
     if (path === prefix || path.startsWith(prefix) || (prefix.endsWith('/') && path === prefix.slice(0, -1))) {
       // '/api/accounts' must not match '/api/account': the next character ends a segment.
       const next = path.charAt(prefix.length);
-      if (prefix.endsWith('/') || next === '' || next === '/' || next === '?') return { service, template: EXACT.has(path) ? path : template };
+      if (prefix.endsWith('/') || next === '' || next === '/' || next === '?') return { service, template: EXACT.has(path) ? path : (NESTED.find((n) => n.pattern.test(path))?.template ?? template) };
     }
   }
   return null;

@@ -3,11 +3,12 @@ import { callerGroupId, handler, sendEnvelope } from '@relay/shared';
 import { readBalance } from '../domain/balance';
 import { cashIn } from '../domain/cash-in';
 import { cashOut } from '../domain/cash-out';
+import { sessionAwards } from '../domain/free-rounds';
 import type { MovementDeps } from '../domain/money-movement';
 import { validateSession } from '../domain/validate-session';
 import { balanceQuery, cashInBody, cashOutBody, parse, validateSessionQuery } from './schemas';
 
-/** The wallet routes of the spec: validation, balance read, cash-out, cash-in and its retry. */
+/** The wallet routes of the spec: validation, balance read, cash-out, cash-in and its retry; and a session's free-round awards. */
 export function walletRoutes(deps: MovementDeps): Router {
   const router = Router();
 
@@ -17,6 +18,13 @@ export function walletRoutes(deps: MovementDeps): Router {
       const query = parse(validateSessionQuery, req.query);
       const session = await validateSession(deps, callerGroupId(req), String(req.params.sessionId), query);
       sendEnvelope(res, 200, 'Session is valid', session);
+    }),
+  );
+
+  router.get(
+    '/api/v1/sessions/:sessionId/free-rounds',
+    handler(async (req, res) => {
+      sendEnvelope(res, 200, 'Free-round awards fetched successfully', await sessionAwards(deps, callerGroupId(req), String(req.params.sessionId)));
     }),
   );
 

@@ -1,6 +1,7 @@
 import { ApiDocument } from '../document';
 import { VERSION } from '../version';
 import { backoffice } from './operation';
+import { freeRoundOperations } from './operations-free-rounds';
 import { moneyOperations } from './operations-money';
 import { peopleOperations } from './operations-people';
 
@@ -18,7 +19,7 @@ finance staff sign in as themselves, and what their systems read. Every answer i
    in \`X-CSRF-Token\`. A session ends after \`BACKOFFICE_SESSION_IDLE_SECONDS\` unused, after
    \`BACKOFFICE_SESSION_MAX_SECONDS\` in all, and at once on sign-out or when the account is disabled.
 2. **A casino API token** (\`Authorization: Bearer cat_...\`), issued by platform admins for a casino's own
-   jobs: the reads of a casino \`support\` account, never a write.
+   jobs: the reads of a casino \`support\` account; its only writes are the casino's free-round awards.
 3. **The \`ADMIN_TOKEN\`** (\`Authorization: Bearer ...\`): a platform admin, for bootstrapping the first account.
 
 Answers are envelopes \`{"statusCode", "message", "data", "meta"?}\`; errors
@@ -37,7 +38,7 @@ export function backofficeDocument(): Record<string, unknown> {
       securitySchemes: {
         operatorSession: { type: 'apiKey', in: 'cookie', name: 'relay_bo_session', description: 'The session cookie set by the second sign-in step.' },
         csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: "The session's CSRF token (`csrfToken` of the sign-in answer, also the `relay_bo_csrf` cookie); required with the session cookie on every write." },
-        casinoApiToken: { type: 'http', scheme: 'bearer', description: 'A casino API token (`cat_...`): the reads of a casino `support` account.' },
+        casinoApiToken: { type: 'http', scheme: 'bearer', description: "A casino API token (`cat_...`): the reads of a casino `support` account, and the casino's free-round awards." },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The platform admin token (`ADMIN_TOKEN`): a platform `admin`.' },
       },
       security: [{ operatorSession: [] }, { casinoApiToken: [] }, { adminToken: [] }],
@@ -52,9 +53,10 @@ export function backofficeDocument(): Record<string, unknown> {
         { name: 'Reconciliation', description: 'What the ledger shows needs a person.' },
         { name: 'Flagged wins', description: 'Large payouts and multipliers, for review.' },
         { name: 'Reports', description: 'Bets, payouts and GGR.' },
+        { name: 'Free rounds', description: "Awards of free rounds to a casino's players: created, read, listed and cancelled." },
       ],
     },
   );
-  for (const op of [...peopleOperations, ...moneyOperations]) doc.add(backoffice(op));
+  for (const op of [...peopleOperations, ...moneyOperations, ...freeRoundOperations]) doc.add(backoffice(op));
   return doc.toJSON();
 }

@@ -17,6 +17,8 @@ export type Access =
   | 'read'
   /** A write: a session cookie with its X-CSRF-Token, or the ADMIN_TOKEN. */
   | 'write'
+  /** A write a casino's systems make too: also a casino API token. */
+  | 'token-write'
   /** Sign-out: only a session, with its X-CSRF-Token. */
   | 'session';
 
@@ -30,6 +32,8 @@ export type BackofficeOperation = Omit<Operation, 'errorStyle' | 'errors' | 'suc
   /** For a route that checks no permission (sign-in, the session): who may call it, in words. */
   who?: string;
   ok?: { status?: number; message: string; data: z.ZodType | null; example: unknown; meta?: { schema: z.ZodType; example: unknown } | 'page'; headers?: Record<string, unknown> };
+  /** Another status the route answers with the same data (a create repeated: 200 beside 201). */
+  alsoOk?: { status: number; message: string };
   csv?: { description: string; example: string };
   errors?: Partial<Record<number, ErrorCode[]>>;
 };
@@ -69,6 +73,7 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
   public: [],
   read: [{ operatorSession: [] }, { casinoApiToken: [] }, { adminToken: [] }],
   write: [{ operatorSession: [], csrfToken: [] }, { adminToken: [] }],
+  'token-write': [{ operatorSession: [], csrfToken: [] }, { casinoApiToken: [] }, { adminToken: [] }],
   session: [{ operatorSession: [], csrfToken: [] }],
 };
 
@@ -80,12 +85,12 @@ const TEXT: Partial<Record<number, string>> = {
 };
 
 export function backoffice(op: BackofficeOperation): Operation {
-  const { access, permission, who, ok, csv, errors, ...rest } = op;
+  const { access, permission, who, ok, alsoOk, csv, errors, ...rest } = op;
   const table: ErrorTable = { 400: { codes: ['Bad Request', ...(errors?.[400] ?? [])], description: TEXT[400]! } };
   if (errors?.[401]) table[401] = { codes: errors[401], description: TEXT[401]! };
   if (access !== 'public') {
     table[403] = {
-      codes: ['AUTHENTICATION_FAILED', 'PERMISSION_DENIED', ...(access === 'write' || access === 'session' ? (['CSRF_TOKEN_INVALID'] as ErrorCode[]) : [])],
+      codes: ['AUTHENTICATION_FAILED', 'PERMISSION_DENIED', ...(access === 'read' ? [] : (['CSRF_TOKEN_INVALID'] as ErrorCode[]))],
       description:
         'No credential, an unknown or revoked token, or a session that ended (`AUTHENTICATION_FAILED`); the caller\'s role or scope does not allow the route (`PERMISSION_DENIED`)' +
         (access === 'read' ? '.' : '; a write from a session without its `X-CSRF-Token` (`CSRF_TOKEN_INVALID`).'),
@@ -114,13 +119,17 @@ export function backoffice(op: BackofficeOperation): Operation {
   if (!ok) throw new Error(`${rest.operationId}: an answer is needed`);
   const status = ok.status ?? 200;
   const meta = ok.meta === 'page' ? { schema: pageMeta, example: { total: 1, page: 1, limit: 100, totalPages: 1 } } : ok.meta;
-  const schema = z.strictObject({ statusCode: z.literal(status), message: z.string(), data: ok.data ?? z.null(), ...(meta ? { meta: meta.schema } : {}) });
-  const example = { statusCode: status, message: ok.message, data: ok.example, ...(meta ? { meta: meta.example } : {}) };
+  const answer = (code: number, message: string) => ({
+    schema: z.strictObject({ statusCode: z.literal(code), message: z.string(), data: ok.data ?? z.null(), ...(meta ? { meta: meta.schema } : {}) }),
+    example: { statusCode: code, message, data: ok.example, ...(meta ? { meta: meta.example } : {}) },
+  });
+  const { schema, example } = answer(status, ok.message);
   return {
     ...rest,
     description,
     security: SECURITY[access],
     success: { status, description: `Message \`${ok.message}\`.`, schema, example, ...(ok.headers ? { headers: ok.headers } : {}) },
+    ...(alsoOk ? { alsoSuccess: { status: alsoOk.status, description: `Message \`${alsoOk.message}\`.`, ...answer(alsoOk.status, alsoOk.message) } } : {}),
     errorStyle: 'envelope',
     errors: table,
   };

@@ -5,6 +5,7 @@ import { roundEndedBody } from '@relay/notifier';
 import { casinoIdsQuery, catalogQuery, listRoundsQuery, listTransactionsQuery, roundPath, transactionPath } from '@relay/reporting';
 import { ApiDocument } from '../document';
 import { envelope } from '../envelope';
+import { award, awardExample } from '../free-rounds';
 import { ERRORS } from './errors';
 import * as ex from './examples';
 import * as res from './responses';
@@ -104,6 +105,20 @@ caller and is active, and the casino has just confirmed the player with a live b
     success: { status: 200, description: 'Message `Session is valid`.', schema: envelope(res.session), example: { statusCode: 200, message: 'Session is valid', data: ex.session } },
     errorStyle: 'envelope',
     errors: ERRORS.validateSession,
+  });
+
+  doc.add({
+    method: 'get', path: '/api/v1/sessions/{sessionId}/free-rounds', operationId: 'listSessionFreeRounds', tag: 'Wallet',
+    summary: "The session player's free-round awards",
+    description: `The awards the game may offer now: those the casino gave the session's player for this game and the session's
+currency that are \`ACTIVE\` or \`IN_PROGRESS\`, started and not expired, with rounds left; the one expiring first comes first.
+Play each round at the award's \`betValue\`, and credit its outcome with \`FREEBET_WIN\` or \`FREEBET_LOST\` naming \`awardId\`
+(and \`campaignId\`). The session is checked as for validation, the casino is not called, and nothing is recorded. In this
+release a freebet credit is still relayed to the casino unchecked, and does not consume a round here.`,
+    path_: sessionPath,
+    success: { status: 200, description: 'Message `Free-round awards fetched successfully`; an empty list when there are none.', schema: envelope(z.array(award)), example: { statusCode: 200, message: 'Free-round awards fetched successfully', data: [awardExample] } },
+    errorStyle: 'envelope',
+    errors: ERRORS.sessionAwards,
   });
 
   doc.add({

@@ -41,6 +41,12 @@ const money = {
 export const ERRORS = {
   validateSession: sessionScoped,
   balance: sessionScoped,
+  sessionAwards: {
+    ...auth,
+    400: { codes: ['Bad Request'], description: 'The request is not valid.' },
+    403: { codes: ['AUTHENTICATION_FAILED', 'GROUP_NOT_ACTIVE', 'SESSION_EXPIRED', 'GAME_NOT_OWNED_BY_GROUP', 'GAME_NOT_ACTIVE', 'PROVIDER_NOT_ACTIVE'], description: 'Token refused, session unknown or expired, game of another provider or disabled, or casino disabled.' },
+    404: sessionScoped[404],
+  },
   cashOut: {
     ...money,
     400: { codes: [...sessionScoped[400].codes, 'FUND_WITHDRAW_FAILED'], description: `${sessionScoped[400].description} \`FUND_WITHDRAW_FAILED\`: the casino refused the debit (normally insufficient funds); no round was opened.` },
