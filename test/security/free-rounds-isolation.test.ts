@@ -197,6 +197,19 @@ describe("the game route: a session's free-round awards", () => {
     for (const award of res.body.data) expect(award).toMatchObject({ providerId: A.providerId, playerId: playerA.playerId, currency: 'EUR', gameIds: [A.gameId], roundsRemaining: 3 });
   });
 
+  it("When a casino has awarded one player more than the route answers, then it answers the 50 that run out soonest", async () => {
+    const player = await A.launchPlayer({ currency: 'EUR' });
+    const made = [];
+    for (let i = 0; i < 52; i++) {
+      const body = awardBody(player.playerId, A.gameId, { campaignId: 'many-awards', expiresAt: new Date(Date.now() + (i + 2) * HOUR).toISOString() });
+      expect((await http('POST', bo(p, `casinos/${A.providerId}/free-rounds`), { token: p.adminToken, body })).status).toBe(201);
+      made.push(body.awardId);
+    }
+    const res = await sessionAwards(A.providerToken, player);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((a: { awardId: string }) => a.awardId)).toEqual(made.slice(0, 50));
+  });
+
   it("When a session's player has awards in another currency only, then the list is empty", async () => {
     const player = await A.launchPlayer({ currency: 'GBP' });
     await http('POST', bo(p, `casinos/${A.providerId}/free-rounds`), { token: p.adminToken, body: awardBody(player.playerId, A.gameId) });

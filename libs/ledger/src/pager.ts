@@ -54,8 +54,15 @@ const NUMERIC = /^-?\d{1,20}(\.\d{1,20})?$/;
  * anything else is refused by the caller before it reaches a query.
  */
 export function isPosition(key: unknown, id: unknown, sort: SortColumn): boolean {
-  const keyValid = key === null ? sort.nullable : typeof key === 'string' && (sort.type === 'timestamp' ? TIMESTAMP : NUMERIC).test(key);
+  const keyValid = key === null ? sort.nullable : typeof key === 'string' && (sort.type === 'timestamp' ? isInstant(key) : NUMERIC.test(key));
   return keyValid && typeof id === 'string' && UUID.test(id);
+}
+
+/** keyText's timestamp shape, and a real instant: a forged 2024-02-30 would reach PostgreSQL and fail there (a 500). */
+function isInstant(key: string): boolean {
+  if (!TIMESTAMP.test(key)) return false;
+  const at = new Date(`${key.slice(0, 23)}Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 23) === key.slice(0, 23);
 }
 
 /**

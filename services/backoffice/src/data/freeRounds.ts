@@ -1,5 +1,6 @@
 import { afterPosition, keysetPage, orderBy, pageKey, type KeysetPosition, type SortColumn } from '@relay/ledger';
 import { awardColumns, whereEffectiveState, type AwardRow, type AwardState, type Knex } from '@relay/shared';
+import { bounded } from './bounded';
 
 /**
  * The free_round_awards table (money database). Every read here returns the state as every
@@ -106,6 +107,7 @@ export async function listAwards(db: Knex, scoped: Knex.QueryBuilder, filter: Aw
   if (filter.campaignId) query.where(`${TABLE}.campaign_id`, filter.campaignId);
   if (filter.state) whereEffectiveState(query, TABLE, filter.state);
   if (after) afterPosition(query, TABLE, AWARD_SORT, 'desc', after);
-  const rows = (await query.orderByRaw(orderBy(TABLE, AWARD_SORT, 'desc')).limit(limit + 1)) as AwardRow[];
+  // On the money database: cancelled on the server past the back office's time limit (a 503).
+  const rows = await bounded<AwardRow[]>(query.orderByRaw(orderBy(TABLE, AWARD_SORT, 'desc')).limit(limit + 1));
   return keysetPage(rows, limit);
 }

@@ -29,6 +29,9 @@ describe('When a search cursor travels to the client and back', () => {
     ['a cursor without microseconds', made('2026-03-01T10:11:12.123Z', 'createdAt', 'desc')],
     ['an id that is not a uuid', Buffer.from(JSON.stringify(['2026-03-01T10:11:12.123456Z', "x' or 1=1", 'createdAt', 'desc'])).toString('base64url')],
     ['a key that is SQL', made("1; drop table rounds", 'createdAt', 'desc')],
+    // A day no calendar has, and an hour no day has: PostgreSQL would refuse them (a 500 before).
+    ['a key on 30 February', made('2024-02-30T00:00:00.000000Z', 'createdAt', 'desc')],
+    ['a key at 25 o\'clock', made('2024-02-03T25:00:00.000000Z', 'createdAt', 'desc')],
   ])('then %s is a 400, never a query', (_label, text) => {
     expect(() => decodeCursor(text, 'transactions', { by: 'createdAt', order: 'desc' })).toThrow(expect.objectContaining({ status: 400 }));
   });

@@ -1,5 +1,8 @@
 import { awardColumns, type AwardRow, type Knex } from '@relay/shared';
 
+/** At most this many playable awards are answered, those that run out soonest. */
+export const PLAYABLE_AWARDS_LIMIT = 50;
+
 /**
  * The awards a player may play now in a game and currency: playable (ACTIVE or IN_PROGRESS),
  * started, not expired, with rounds left. Walks free_round_awards_player (provider_id, player_id);
@@ -13,5 +16,7 @@ export async function playableAwards(db: Knex, key: { providerId: string; player
     .whereIn('a.state', ['ACTIVE', 'IN_PROGRESS'])
     .whereRaw('a.starts_at <= now() AND a.expires_at > now() AND a.rounds_played < a.rounds')
     .orderBy([{ column: 'a.expires_at', order: 'asc' }, { column: 'a.award_id', order: 'asc' }])
+    // A bound on the money path's database whatever a casino has awarded one player.
+    .limit(PLAYABLE_AWARDS_LIMIT)
     .select(awardColumns(db, 'a'))) as AwardRow[];
 }
