@@ -31,7 +31,9 @@ export const configSchema = z
     REDIS_URL: z.string().default('redis://127.0.0.1:6379/0'),
     REDIS_KEY_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('relay'),
     SERVICE_HOST: z.string().default('127.0.0.1'),
-    GATEWAY_HOST: z.string().default('0.0.0.0'),
+    // Loopback unless told otherwise: a development run (with its development admin token) is not
+    // reachable from the network. Containers set 0.0.0.0 (docker-compose.yml, k8s configmap).
+    GATEWAY_HOST: z.string().default('127.0.0.1'),
     GATEWAY_PORT: port(8080),
     LAUNCHER_PORT: port(8081),
     WALLET_PORT: port(8082),

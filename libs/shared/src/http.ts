@@ -183,6 +183,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', opts.trustedProxyHops ?? 0);
+  if (opts.publicEdge) app.use(edgeHeaders);
   app.use(requestContext(opts.logger, opts.metrics, opts.publicEdge ?? false));
   app.use(opts.health);
   if (opts.parseJson !== false) app.use(express.json({ limit: BODY_LIMIT }));
@@ -191,6 +192,21 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   app.use(notFound);
   app.use(errorMiddleware(opts.logger));
   return app;
+}
+
+/**
+ * On every answer of the public edge, whatever serves it (the gateway itself, a service behind it,
+ * an error): browsers must not guess a content type (an answer that echoes input is never run as
+ * script or a page), and must reach this host over HTTPS only from the first answer on (a proxy or
+ * ingress terminates TLS in front of the gateway; over plain HTTP a browser ignores the header).
+ */
+const EDGE_HEADERS: Record<string, string> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+};
+function edgeHeaders(_req: Request, res: Response, next: NextFunction): void {
+  for (const [name, value] of Object.entries(EDGE_HEADERS)) res.setHeader(name, value);
+  next();
 }
 
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);

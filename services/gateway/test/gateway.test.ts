@@ -83,6 +83,26 @@ describe('gateway', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
+  // Issue 36, finding 12: no HSTS or nosniff on API answers.
+  it('When anything answers through the gateway, then the answer forbids content sniffing and asks for HTTPS only', async () => {
+    const answers = [
+      await balance(world.providerToken), // a service behind the gateway
+      await balance(), // the gateway's own refusal
+      await http('GET', `${p.baseUrl}/no-such-route`),
+      await http('GET', `${p.baseUrl}/healthz`),
+      await http('GET', `${p.baseUrl}/docs`),
+    ];
+    for (const res of answers) {
+      expect([res.status, res.headers.get('x-content-type-options'), res.headers.get('strict-transport-security')])
+        .toEqual([res.status, 'nosniff', 'max-age=63072000; includeSubDomains']);
+    }
+  });
+
+  it('When the gateway is configured without a bind address, then it listens on loopback only', () => {
+    expect(loadConfig({}).GATEWAY_HOST).toBe('127.0.0.1');
+    expect(loadConfig({ GATEWAY_HOST: '0.0.0.0' }).GATEWAY_HOST).toBe('0.0.0.0');
+  });
+
   it('When a game provider token is used on the admin API, then it is refused', async () => {
     const res = await http('GET', `${p.baseUrl}/admin/v1/casinos`, { token: world.providerToken });
     expect(res.status).toBe(403);
