@@ -20,6 +20,14 @@ describe('configuration', () => {
     expect(c.serviceUrls.wallet).toBe('http://127.0.0.1:8082');
   });
 
+  // Issue 36, finding 14: ADMIN_TOKEN_PREVIOUS could be one character.
+  it('When the previous admin token of a rotation is shorter than an admin token may be, then it is refused by name', () => {
+    expect(() => loadConfig({ ADMIN_TOKEN_PREVIOUS: 'x' })).toThrow('ADMIN_TOKEN_PREVIOUS');
+    expect(() => loadConfig({ ADMIN_TOKEN_PREVIOUS: 'fifteen-chars-x' })).toThrow('ADMIN_TOKEN_PREVIOUS');
+    expect(loadConfig({ ADMIN_TOKEN_PREVIOUS: 'sixteen-chars-xx' }).ADMIN_TOKEN_PREVIOUS).toBe('sixteen-chars-xx');
+    expect(loadConfig({ ADMIN_TOKEN_PREVIOUS: '' }).ADMIN_TOKEN_PREVIOUS).toBeUndefined();
+  });
+
   it('When production runs with any default secret, then it refuses to start and names the variable', () => {
     const strong = { ADMIN_TOKEN: 'a'.repeat(40), INTERNAL_AUTH_SECRET: 'b'.repeat(40), DATA_ENCRYPTION_KEY: 'c'.repeat(40) };
     expect(() => loadConfig({ NODE_ENV: 'production', ...strong })).not.toThrow();

@@ -53,7 +53,8 @@ export const configSchema = z
     DATA_ENCRYPTION_KEY: z.string().min(32).default(DEV_SECRETS.DATA_ENCRYPTION_KEY),
     // Rotation without downtime (docs/runbooks/rotating-secrets.md): accepted, never used to sign or seal.
     INTERNAL_AUTH_SECRET_VERIFY_ONLY: rotationSecret,
-    ADMIN_TOKEN_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+    // As strong as the token it was: a one-character previous token would be a way in during a rotation.
+    ADMIN_TOKEN_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
     DATA_ENCRYPTION_KEY_DECRYPT_ONLY: rotationSecret,
     SESSION_TTL_SECONDS: positiveInt(86400),
     SESSION_ARCHIVE_DAYS: positiveInt(60),

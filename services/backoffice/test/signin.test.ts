@@ -75,8 +75,14 @@ describe('When an enrolled person signs in again', () => {
     // Within one step of the boundary the "current" code may already be the next one: exactly one of the two works.
     expect([replay.status, next.status].sort()).toEqual([200, 401]);
 
+    // Issue 36, finding 14: a recovery code carries 80 random bits (20 hex digits), and is taken as typed.
+    expect(op.recoveryCodes).toHaveLength(10);
+    for (const code of op.recoveryCodes) expect(code).toMatch(/^[0-9a-f]{5}(-[0-9a-f]{5}){3}$/);
+    expect(new Set(op.recoveryCodes).size).toBe(10);
     const byRecovery = await http('POST', bo(p, 'auth/second-factor'), { body: { challenge: await start(), recoveryCode: op.recoveryCodes[0] } });
     expect(byRecovery.status).toBe(200);
+    const typed = ` ${op.recoveryCodes[1].replace(/-/g, '').toUpperCase()} `;
+    expect((await http('POST', bo(p, 'auth/second-factor'), { body: { challenge: await start(), recoveryCode: typed } })).status).toBe(200);
     const reused = await http('POST', bo(p, 'auth/second-factor'), { body: { challenge: await start(), recoveryCode: op.recoveryCodes[0] } });
     expect([reused.status, reused.body.error]).toEqual([401, 'INVALID_SECOND_FACTOR']);
   });

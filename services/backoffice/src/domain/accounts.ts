@@ -1,4 +1,5 @@
-import { AppError, appendAudit, hashToken, newId, randomSecret, type Knex, type OperatorRole, type OperatorScope } from '@relay/shared';
+import { randomBytes } from 'node:crypto';
+import { AppError, appendAudit, hashToken, newId, type Knex, type OperatorRole, type OperatorScope } from '@relay/shared';
 import * as accounts from '../data/accounts';
 import type { AccountRecord } from '../data/accounts';
 import { authorize, scopeFilter, type Caller } from './access';
@@ -91,14 +92,19 @@ export async function resetSecondFactor(deps: BackofficeDeps, facts: RequestFact
   return updated;
 }
 
-/** Ten single-use codes of 80 random bits each; only their SHA-256 is kept. */
+/**
+ * Ten single-use codes of 80 random bits each (10 bytes as 20 hex digits, in four groups of five to
+ * read and type); only their SHA-256 is kept. (Until issue 36 they were 12 characters of a
+ * lower-cased base64url secret: about 61 bits.)
+ */
 export function newRecoveryCodes(): { codes: string[]; hashes: string[] } {
-  const codes = Array.from({ length: 10 }, () => randomSecret(10).replace(/[-_]/g, 'x').slice(0, 12).toLowerCase());
+  const codes = Array.from({ length: 10 }, () => randomBytes(10).toString('hex').match(/.{5}/g)!.join('-'));
   return { codes, hashes: codes.map(recoveryCodeHash) };
 }
 
+/** Typed with or without its dashes and spaces, in either case (earlier codes have none: they hash as before). */
 export function recoveryCodeHash(code: string): string {
-  return hashToken(`recovery:${code.trim().toLowerCase()}`);
+  return hashToken(`recovery:${code.trim().toLowerCase().replace(/[\s-]/g, '')}`);
 }
 
 /** A casino or studio scope must name a record that exists, so no account watches an empty name that a later casino might take. */
