@@ -134,8 +134,8 @@ describe('docker compose on a host', () => {
 
   it('When Prometheus and Grafana run, then they load the repository\'s rules, exporters and dashboards', () => {
     expect(services.prometheus.volumes).toEqual(expect.arrayContaining(['./ops/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro', './ops/prometheus/rules.yml:/etc/prometheus/rules.yml:ro']));
-    expect(services.prometheus.secrets).toEqual(['admin_token']);
-    expect(compose.secrets.admin_token).toEqual({ environment: 'ADMIN_TOKEN' });
+    expect(services.prometheus.secrets).toEqual(['metrics_token']);
+    expect(compose.secrets.metrics_token).toEqual({ environment: 'METRICS_TOKEN' });
     expect(services.grafana.volumes).toEqual(expect.arrayContaining(['./ops/grafana/provisioning:/etc/grafana/provisioning:ro', './ops/grafana/dashboards:/etc/grafana/dashboards/relay:ro']));
     const provider = parse(readFileSync(path.join(ROOT, 'ops/grafana/provisioning/dashboards/relay.yml'), 'utf8'));
     expect(provider.providers[0].options.path).toBe('/etc/grafana/dashboards/relay');

@@ -122,6 +122,8 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
       ...(secrets.includes('INTERNAL_AUTH_SECRET') && name !== 'gateway' ? ['INTERNAL_AUTH_SECRET_VERIFY_ONLY'] : []),
       ...(secrets.includes('DATA_ENCRYPTION_KEY') ? ['DATA_ENCRYPTION_KEY_DECRYPT_ONLY'] : []),
       ...(secrets.includes('ADMIN_TOKEN') ? ['ADMIN_TOKEN_PREVIOUS'] : []),
+      // Prometheus's credential, optional: the gateway alone reads it.
+      ...(name === 'gateway' ? ['METRICS_TOKEN'] : []),
     ];
     expect(fromSecrets.sort()).toEqual([...urls, ...secrets, ...rotation].sort());
     for (const e of c.env as Doc[]) {
@@ -166,6 +168,6 @@ describeWithKubectl('kustomize renderings against the Kubernetes schemas', () =>
       expect(selecting[0].spec.endpoints[0].relabelings.find((r: Doc) => r.targetLabel === 'job').replacement).toMatch(/^relay-/);
     }
     const gateway = monitors.find((m) => m.spec.selector.matchLabels?.['app.kubernetes.io/name'] === 'gateway')!;
-    expect(gateway.spec.endpoints[0].authorization.credentials).toEqual({ name: 'relay-secrets', key: 'ADMIN_TOKEN' });
+    expect(gateway.spec.endpoints[0].authorization.credentials).toEqual({ name: 'relay-secrets', key: 'METRICS_TOKEN' });
   });
 });

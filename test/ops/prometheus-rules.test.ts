@@ -56,8 +56,8 @@ describe('prometheus rules', () => {
     expect(syntax.stdout + syntax.stderr).toContain('SUCCESS');
     // The full check also loads the rules and the token file, at the paths the container mounts.
     const dir = mkdtempSync(path.join(os.tmpdir(), 'relay-prometheus-'));
-    writeFileSync(path.join(dir, 'admin_token'), 'test-token');
-    const text = readFileSync(config, 'utf8').replace('/etc/prometheus/rules.yml', RULES).replace('/run/secrets/admin_token', path.join(dir, 'admin_token'));
+    writeFileSync(path.join(dir, 'metrics_token'), 'test-token');
+    const text = readFileSync(config, 'utf8').replace('/etc/prometheus/rules.yml', RULES).replace('/run/secrets/metrics_token', path.join(dir, 'metrics_token'));
     writeFileSync(path.join(dir, 'prometheus.yml'), text);
     const full = run(['check', 'config', path.join(dir, 'prometheus.yml')]);
     expect(full.stdout + full.stderr).toContain(`SUCCESS: ${groups.flatMap((g) => g.rules).length} rules found`);

@@ -6,7 +6,8 @@ import { z } from 'zod';
  * when NODE_ENV=production (README, Configuration).
  */
 export const DEV_SECRETS = {
-  ADMIN_TOKEN: 'dev-admin-token',
+  // As long as ADMIN_TOKEN and ADMIN_TOKEN_PREVIOUS must be when set (16 characters or more).
+  ADMIN_TOKEN: 'dev-admin-token-local',
   INTERNAL_AUTH_SECRET: 'dev-internal-auth-secret-not-for-production',
   DATA_ENCRYPTION_KEY: 'dev-data-encryption-key-not-for-production',
 } as const;
@@ -55,6 +56,9 @@ export const configSchema = z
     INTERNAL_AUTH_SECRET_VERIFY_ONLY: rotationSecret,
     // As strong as the token it was: a one-character previous token would be a way in during a rotation.
     ADMIN_TOKEN_PREVIOUS: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
+    // Prometheus's credential for the gateway's /metrics: that and nothing else (the admin token is
+    // accepted there too). Unset: only the admin token reads it.
+    METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
     DATA_ENCRYPTION_KEY_DECRYPT_ONLY: rotationSecret,
     SESSION_TTL_SECONDS: positiveInt(86400),
     SESSION_ARCHIVE_DAYS: positiveInt(60),

@@ -3,6 +3,8 @@ import type { Express, NextFunction, Request, RequestHandler, Response } from 'e
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import {
   AppError,
+  constantTimeEqual,
+  hashToken,
   isAdminToken,
   createServiceApp,
   healthRouter,
@@ -139,8 +141,11 @@ export function createGatewayApp(rt: Runtime): Express {
     health: healthRouter(standardChecks(rt), rt.metrics, rt.isStopping, {
       informational: services,
       // The public port: metrics name tenants and routes, and scraping costs work.
+      // The metrics token (Prometheus's) or the admin token; the metrics token opens nothing else.
       authorizeMetrics: (req) => {
-        if (!isAdmin(req)) throw new AppError('AUTHENTICATION_FAILED', 'Admin token required');
+        const token = bearerToken(req.headers.authorization);
+        const scraper = token !== null && config.METRICS_TOKEN !== undefined && constantTimeEqual(hashToken(token), hashToken(config.METRICS_TOKEN));
+        if (!scraper && !isAdmin(req)) throw new AppError('AUTHENTICATION_FAILED', 'The metrics token or the admin token is required');
       },
     }),
     parseJson: false,

@@ -98,6 +98,23 @@ describe('gateway', () => {
     }
   });
 
+  // Issue 36, finding 7: the admin token was also Prometheus's scrape credential.
+  it('When Prometheus scrapes with the metrics token, then /metrics answers and nothing else opens to that token', async () => {
+    const scrape = 'metrics-token-0123456789abcdef';
+    await withSecondGateway(
+      async (url) => {
+        expect((await http('GET', `${url}/metrics`, { token: scrape })).status).toBe(200);
+        expect((await http('GET', `${url}/metrics`, { token: p.adminToken })).status).toBe(200);
+        expect((await http('GET', `${url}/metrics`, { token: 'another-token-0123456789abcdef' })).status).toBe(403);
+        expect((await http('GET', `${url}/metrics`)).status).toBe(403);
+        for (const path of ['/admin/v1/casinos', '/backoffice/v1/casinos', '/api/account?sessionId=x&currency=EUR', '/api/v1/rounds']) {
+          expect([path, (await http('GET', `${url}${path}`, { token: scrape })).status]).toEqual([path, 403]);
+        }
+      },
+      { METRICS_TOKEN: scrape },
+    );
+  });
+
   it('When the gateway is configured without a bind address, then it listens on loopback only', () => {
     expect(loadConfig({}).GATEWAY_HOST).toBe('127.0.0.1');
     expect(loadConfig({ GATEWAY_HOST: '0.0.0.0' }).GATEWAY_HOST).toBe('0.0.0.0');
