@@ -117,6 +117,20 @@ describe('When the audit trail is read', () => {
     const support = await signedInOperator(p, 'support', { type: 'platform' });
     for (const path of ['audit', 'audit.csv', 'audit/verify']) expect((await asOperator(support, 'GET', bo(p, path))).status).toBe(403);
   });
+
+  // Issue 36, finding 13: exports were not audited.
+  it('then every export is in the trail with who took it and its filters, and a refused one is not', async () => {
+    const admin = await signedInOperator(p, 'admin', { type: 'platform' });
+    const finance = await signedInOperator(p, 'finance', { type: 'platform' });
+    expect((await asOperator(admin, 'GET', bo(p, `audit.csv?actorId=${admin.accountId}`))).status).toBe(200);
+    expect((await asOperator(finance, 'GET', bo(p, 'money/transactions.csv?currency=EUR'))).status).toBe(200);
+    expect((await asOperator(finance, 'GET', bo(p, 'audit.csv'))).status).toBe(403);
+    const exports = await p.db.primary('audit_log').where({ action: 'export' }).whereIn('actor_id', [admin.accountId, finance.accountId]).orderBy('id').select('actor_id', 'target', 'route', 'after');
+    expect(exports).toEqual([
+      { actor_id: admin.accountId, target: 'export:audit.csv', route: '/backoffice/v1/audit.csv', after: { filters: { actorId: admin.accountId } } },
+      { actor_id: finance.accountId, target: 'export:transactions.csv', route: '/backoffice/v1/money/transactions.csv', after: { filters: { currency: 'EUR' } } },
+    ]);
+  });
 });
 
 describe('When someone with database access tampers with the trail', () => {

@@ -15,6 +15,27 @@ export interface RequestFacts {
 export type AuditedWrite<T> = { result: T; target: string; before: unknown; after: unknown } | { result: T; unchanged: true };
 
 /**
+ * An export takes money records (or the trail itself) out of the platform: who took which, with
+ * which filters, is recorded before the first row leaves (issue 36, finding 13). Filters only: the
+ * rows are the ledger's, and an export's file name says which list.
+ */
+export async function auditExport(deps: BackofficeDeps, facts: RequestFacts, file: string, filters: Record<string, unknown>): Promise<void> {
+  const named = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
+  await deps.db.transaction((trx) => appendAudit(trx, {
+    actorType: facts.caller.actorType,
+    actorId: facts.caller.actorId,
+    method: facts.method,
+    route: facts.route,
+    requestId: facts.requestId,
+    clientAddress: facts.clientAddress,
+    action: 'export',
+    target: `export:${file}`,
+    before: null,
+    after: { filters: named },
+  }));
+}
+
+/**
  * Runs a write and records it in the audit trail in the same database transaction: the entry
  * exists exactly when the change does.
  */

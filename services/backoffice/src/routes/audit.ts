@@ -8,7 +8,8 @@ import { handler, pageMeta, sendEnvelope } from '@relay/shared';
 import { callerOf } from '../domain/access';
 import { exportAuditTrail, listAuditTrail, verifyAuditTrail } from '../domain/auditTrail';
 import { presentAudit } from './present';
-import { pagination, parse } from './validation';
+import { factsOf, pagination, parse } from './validation';
+import { auditExport } from '../domain/audit';
 
 export const auditFilter = z.object({
   actorId: z.string().max(200).optional(),
@@ -36,6 +37,7 @@ export function auditRoutes(deps: BackofficeDeps): Router {
     .get('/audit.csv', handler(async (req, res) => {
       const f = parse(auditFilter, req.query);
       const pages = exportAuditTrail(deps, callerOf(req.identity), f);
+      await auditExport(deps, factsOf(req), 'audit.csv', f);
       res.status(200).type('text/csv').setHeader('Content-Disposition', 'attachment; filename="audit.csv"');
       async function* rows() {
         for await (const page of pages) {

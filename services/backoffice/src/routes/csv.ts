@@ -4,6 +4,9 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { AppError } from '@relay/shared';
 import type { Caller } from '../domain/access';
+import { auditExport } from '../domain/audit';
+import type { BackofficeDeps } from '../domain/deps';
+import { factsOf } from './validation';
 
 /**
  * Exports one caller (a person or a casino API token) may run at once in this process. An export
@@ -14,12 +17,13 @@ export const MAX_EXPORTS_PER_CALLER = 2;
 const running = new Map<string, number>();
 
 /**
- * Streams rows as CSV: the first line names the scope and filters of the export (a `#` comment
+ * Streams rows as CSV, after recording the export in the audit trail: the first line names the scope and filters of the export (a `#` comment
  * line, which csv-parse skips with `comment: '#'`), then the header row, then one line per row
  * as the database cursor yields it. Back-pressure reaches the cursor through pipeline, so a month
  * of a large casino exports in constant memory; a client that goes away ends the query.
  */
 export async function sendCsv(
+  deps: BackofficeDeps,
   req: Request,
   res: Response,
   file: string,
@@ -36,6 +40,7 @@ export async function sendCsv(
   }
   running.set(key, count + 1);
   try {
+    await auditExport(deps, factsOf(req), file, filters);
     await stream(res, file, caller, filters, columns, rows());
   } finally {
     const left = (running.get(key) ?? 1) - 1;

@@ -34,7 +34,7 @@ export function reconciliationRoutes(deps: BackofficeDeps): Router {
     .get(`${base}.csv`, handler(async (req, res) => {
       const f = parse(itemFilter, req.query);
       const caller = callerOf(req.identity);
-      await sendCsv(req, res, 'reconciliation.csv', caller, f, ITEM_CSV_COLUMNS, () => exportQueue(deps, caller, f));
+      await sendCsv(deps, req, res, 'reconciliation.csv', caller, f, ITEM_CSV_COLUMNS, () => exportQueue(deps, caller, f));
     }))
     .get(`${base}/:kind/:providerId/:recordId`, handler(async (req, res) => {
       const k = parse(itemKey, req.params);

@@ -48,6 +48,6 @@ export function reportRoutes(deps: BackofficeDeps): Router {
       const dims = withCurrency(q.groupBy as Dimension[]);
       const caller = callerOf(req.identity);
       const named = { from: f.fromDay, to: f.toDay, groupBy: dims, providerId: f.providerId, groupId: f.groupId, gameId: f.gameId, currency: f.currency };
-      await sendCsv(req, res, 'report.csv', caller, named, [...dims.map((d) => REPORT_FIELDS[d]), ...METRIC_COLUMNS], () => exportReport(deps, caller, f, q.groupBy as Dimension[]));
+      await sendCsv(deps, req, res, 'report.csv', caller, named, [...dims.map((d) => REPORT_FIELDS[d]), ...METRIC_COLUMNS], () => exportReport(deps, caller, f, q.groupBy as Dimension[]));
     }));
 }

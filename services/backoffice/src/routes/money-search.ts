@@ -47,7 +47,7 @@ export function moneySearchRoutes(deps: BackofficeDeps): Router {
       const caller = callerOf(req.identity);
       // The header line names the sort too when one was asked for.
       const sort = { by: sortBy ?? 'createdAt', order: sortOrder ?? 'asc' } as const;
-      await sendCsv(req, res, `${path}.csv`, caller, { ...q }, columns, () => exportSearch(deps, caller, table, f, sort));
+      await sendCsv(deps, req, res, `${path}.csv`, caller, { ...q }, columns, () => exportSearch(deps, caller, table, f, sort));
     }));
   }
   router.get('/money/rounds/:providerId/:roundId/story', handler(async (req, res) => {

@@ -52,7 +52,7 @@ export function winRoutes(deps: BackofficeDeps): Router {
     .get('/money/flagged-wins.csv', handler(async (req, res) => {
       const f = withDefaultPeriod(parse(winFilter, req.query));
       const caller = callerOf(req.identity);
-      await sendCsv(req, res, 'flagged-wins.csv', caller, f, WIN_CSV_COLUMNS, () => exportFlaggedWins(deps, caller, f));
+      await sendCsv(deps, req, res, 'flagged-wins.csv', caller, f, WIN_CSV_COLUMNS, () => exportFlaggedWins(deps, caller, f));
     }))
     .post('/money/flagged-wins/:providerId/:transactionId/review', handler(async (req, res) => {
       const { providerId, transactionId } = parse(winPath, req.params);
