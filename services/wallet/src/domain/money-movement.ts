@@ -1,5 +1,5 @@
 import { AppError, finishingWork, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
-import { claimOrFindTransaction, markFailed, takeOverTransaction, type Claim, type MovementRecord, type SuccessFacts } from '../data/transactions';
+import { claimOrFindTransaction, markFailed, takeOverTransaction, type Claim, type ClaimOrExisting, type MovementRecord, type SuccessFacts } from '../data/transactions';
 import type { Account } from './balance';
 import type { ResolvedSession, SessionAccessDeps } from './session-access';
 
@@ -22,6 +22,12 @@ export interface Movement {
   casinoBody: () => Record<string, unknown>;
   /** Writes SUCCESS together with the movement's round effect, atomically. */
   complete: (success: SuccessFacts) => Promise<void>;
+  /**
+   * The claim-or-find of a movement with more to write with its claim (a managed freebet credit
+   * consumes a round, domain/free-round-credit.ts); the plain statement when absent. It must claim
+   * exactly as claimOrFindTransaction does, in the same database transaction as its own writes.
+   */
+  claim?: (record: MovementRecord, request: object) => Promise<ClaimOrExisting>;
 }
 
 /** What every money call of a game names (the spec's common money route fields). */
@@ -63,7 +69,7 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
   const { record } = m;
   for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
     // One round trip: the claim, or (the key exists) the record a replay answers from.
-    const outcome = await claimOrFindTransaction(deps.db, record, m.request);
+    const outcome = m.claim ? await m.claim(record, m.request) : await claimOrFindTransaction(deps.db, record, m.request);
     if ('claim' in outcome) return attempt(deps, m, outcome.claim);
 
     const { existing } = outcome;
