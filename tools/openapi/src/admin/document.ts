@@ -85,7 +85,7 @@ const ops: AdminOperation[] = [
   {
     method: 'put', path: '/admin/v1/casinos/{providerId}/free-rounds', operationId: 'putFreeRoundsMode', tag: 'Casinos', summary: "Set a casino's free-rounds mode",
     description:
-      "`passthrough` (every casino's default) relays a freebet credit's `awardId` unchecked, as the spec has it. `managed` checks every freebet credit (`FREEBET_WIN`, `FREEBET_LOST`, `DISCONNECT_FREEBET_WIN`) against the casino's awards and consumes one round per new `transactionId`; a credit that fails the check is refused with `400` and an `AWARD_*` code (docs/integrating-a-casino.md, \"Free rounds (awards)\"). Applies to the next freebet credit; the casino `PUT` body is unchanged. Audited.",
+      "`passthrough` (every casino's default) relays a freebet credit's `awardId` unchecked, as the spec has it. `managed` checks every freebet credit (`FREEBET_WIN`, `FREEBET_LOST`, `DISCONNECT_FREEBET_WIN`) against the casino's awards and consumes one round per new `transactionId`; a credit that fails the check is refused with `400` and a `FREEBET_*` code (docs/integrating-a-casino.md, \"Free rounds (awards)\"). Applies to the next freebet credit; the casino `PUT` body is unchanged. Audited.",
     path_: casinoPath, body: { schema: freeRoundsModeBody, example: { mode: 'managed' } },
     ok: { message: 'Free-rounds mode saved', data: res.freeRoundsMode, example: ex.freeRoundsMode }, errors: { 404: ['PROVIDER_NOT_FOUND'] },
   },
