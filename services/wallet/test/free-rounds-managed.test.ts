@@ -3,6 +3,7 @@ import { startPlatform, uniqueGameId, uniqueId, type TestPlatform } from '../../
 import { startGameWorld, type GameWorld, type Player } from '../../../test/game';
 import { adminGet, adminPut } from '../../../test/provision';
 import { applied, attempts, transactionRow } from './money-support';
+import { eventually } from '../../../test/faults/support/money';
 
 /**
  * Managed free rounds on the money path (issue 35, points 1 and 4): a casino in `managed` mode has
@@ -299,5 +300,19 @@ describe('When a casino is in passthrough mode', () => {
       expect(pass.sandbox.countCalls({ providerId: pass.providerId, transactionId: body.transactionId })).toBe(1);
     }
     expect(await awardRow(awardId, pass.providerId)).toEqual({ state: 'ACTIVE', roundsPlayed: 0, totalWon: '0.00' });
+  });
+});
+
+describe('When a casino whose config the wallet has cached is switched to managed and back', () => {
+  it('then within a second the next freebet credit is checked, and after switching back relayed unchecked again', async () => {
+    const w = await startGameWorld(p, { sandbox: g.sandbox });
+    const pl = await w.launchPlayer({ balance: 100 });
+    const unknown = () => freebet(w, pl, uniqueId('nobody-awarded'));
+    expect((await credit(w, unknown())).status).toBe(200); // passthrough, and the casino is now cached
+    expect((await adminPut(p, `casinos/${w.providerId}/free-rounds`, { mode: 'managed' })).status).toBe(200);
+    await eventually(async () => (await credit(w, unknown())).status === 400, 2000, 'the managed mode to reach the wallet');
+    expect((await credit(w, unknown())).body.error).toBe('FREEBET_AWARD_NOT_FOUND');
+    expect((await adminPut(p, `casinos/${w.providerId}/free-rounds`, { mode: 'passthrough' })).status).toBe(200);
+    await eventually(async () => (await credit(w, unknown())).status === 200, 2000, 'the passthrough mode to reach the wallet');
   });
 });
