@@ -274,6 +274,43 @@ describe('When a transactionId that consumed a round is sent again', () => {
   });
 });
 
+// The review of slice 2: a FAILED transactionId taken over must be the same credit in managed mode.
+describe('When a managed casino credit failed and its transactionId comes back as another credit', () => {
+  const failOnce = (pl: { playerId: string }) => g.sandbox.setFault({ providerId: g.providerId, operation: 'credit', playerId: pl.playerId }, { kind: 'error', status: 503 }, 1);
+
+  it.each([
+    ['a plain win resent as a freebet of an award', 'plain-to-freebet'],
+    ['a freebet resent naming another award', 'other-award'],
+    ['a freebet resent with another bet value', 'other-bet'],
+    ['a freebet resent as a plain win', 'freebet-to-plain'],
+  ])('(%s), then it is refused 400 as another movement, the casino is not called again and no award changes', async (_, kind) => {
+    const pl = await g.launchPlayer({ balance: 100 });
+    const awardX = await award({ playerId: pl.playerId, rounds: 3, betValue: '1' });
+    const awardY = await award({ playerId: pl.playerId, rounds: 3, betValue: '1' });
+    const plain = { ...freebet(g, pl, undefined, { reason: 'DISCONNECT_NORMAL_WIN', amount: 2 }) } as Record<string, unknown>;
+    delete plain.awardId;
+    delete plain.campaignId;
+    const first = kind === 'plain-to-freebet' ? plain : freebet(g, pl, awardX, { amount: 2 });
+    failOnce(pl);
+    expect((await credit(g, first)).status).toBe(502);
+    const before = [await awardRow(awardX), await awardRow(awardY)];
+    const repeat = {
+      'plain-to-freebet': { ...freebet(g, pl, awardY, { amount: 2 }), transactionId: first.transactionId },
+      'other-award': { ...first, awardId: awardY },
+      'other-bet': { ...first, betAmount: 2 },
+      'freebet-to-plain': { ...plain, transactionId: first.transactionId, roundId: first.roundId },
+    }[kind]!;
+    for (const send of [credit, retry]) {
+      const res = await send(g, repeat);
+      expect([res.status, res.body.error ?? res.body.message]).toEqual([400, expect.stringMatching(/another movement|Bad Request/)]);
+    }
+    expect(g.sandbox.countCalls({ providerId: g.providerId, transactionId: first.transactionId as string })).toBe(1);
+    expect([await awardRow(awardX), await awardRow(awardY)]).toEqual(before);
+    // The same credit again is taken over and paid.
+    expect((await retry(g, first)).status).toBe(200);
+  });
+});
+
 describe('When concurrent credits race for the last round of an award', () => {
   it('then exactly one is accepted, the others are refused NO_ROUNDS_LEFT, and the casino is paid once', async () => {
     const pl = await g.launchPlayer({ balance: 100 });

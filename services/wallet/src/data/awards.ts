@@ -111,3 +111,21 @@ export function freebetSuccessStatement(s: SuccessFacts, credit: { providerId: s
 export async function recordFreebetSuccess(db: Knex, s: SuccessFacts, credit: { providerId: string; transactionId: string; amount: string }): Promise<void> {
   await runPrepared(db, freebetSuccessStatement(s, credit));
 }
+
+/**
+ * A credit's reason, award and bet value as recorded, for a managed casino's takeover check: from
+ * its row, or from the copy its key keeps once the month was archived (null where an older copy
+ * did not keep them).
+ */
+export async function recordedCredit(db: Knex, providerId: string, transactionId: string): Promise<{ reason: string | null; awardId: string | null; betAmount: string | null } | null> {
+  const { rows } = await db.raw<{ rows: { reason: string | null; award_id: string | null; bet_amount: string | null }[] }>(
+    `SELECT coalesce(t.reason, k.archived->>'reason') AS reason, coalesce(t.award_id, k.archived->>'award_id') AS award_id,
+            coalesce(t.bet_amount::text, k.archived->>'bet_amount') AS bet_amount
+       FROM transaction_keys k
+       LEFT JOIN transactions t ON t.id = k.id AND t.created_at = k.created_at
+      WHERE k.provider_id = ? AND k.transaction_id = ?`,
+    [providerId, transactionId],
+  );
+  const row = rows[0];
+  return row ? { reason: row.reason, awardId: row.award_id, betAmount: row.bet_amount } : null;
+}

@@ -4,7 +4,7 @@ import { recordFreebetSuccess } from '../data/awards';
 import { findTransaction } from '../data/transactions';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
-import { claimFreeRound, FREEBET_REASONS, isManagedFreebet } from './free-round-credit';
+import { claimFreeRound, FREEBET_REASONS, isManagedFreebet, sameCredit } from './free-round-credit';
 import { moveMoney, recordKeys, type MovementDeps, type MovementRequest } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
 
@@ -79,8 +79,14 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       ...(req.isLastFreebet !== undefined ? { isLastFreebet: req.isLastFreebet } : {}),
       isRetry,
     }),
+    // In managed mode a transactionId taken over (its attempt FAILED or was abandoned) must be the
+    // same credit: a freebet stays a freebet of its award and bet value, and nothing else becomes one.
+    beforeTakeover: casino.freeRoundsMode === 'managed'
+      ? () => sameCredit(deps.db, { providerId: session.providerId, transactionId: req.transactionId }, { reason: req.reason, awardId: req.awardId ?? null, betAmount: toMoneyString(betAmount) })
+      : undefined,
     complete: async (success) => {
-      if (FREEBET_REASONS.has(req.reason)) {
+      // Managed only: a passthrough casino's freebet is recorded exactly as before (issue 35, point 1).
+      if (FREEBET_REASONS.has(req.reason) && casino.freeRoundsMode === 'managed') {
         // A freebet settles no bet, and its betAmount is no stake: no round is opened or settled.
         // The award whose round it consumed (managed mode) adds what it paid to its total_won.
         await recordFreebetSuccess(deps.db, success, { providerId: session.providerId, transactionId: req.transactionId, amount });

@@ -1,5 +1,5 @@
 import { AppError, money, type Casino, type Knex } from '@relay/shared';
-import { consumeRound, lockAward, type LockedAward } from '../data/awards';
+import { consumeRound, lockAward, recordedCredit, type LockedAward } from '../data/awards';
 import { claimOrFindTransaction, findTransaction, type ClaimOrExisting, type MovementRecord } from '../data/transactions';
 import type { CashInReason } from './cash-in-reasons';
 
@@ -75,4 +75,23 @@ export function refusalOf(award: LockedAward | null, credit: FreebetCredit): App
     });
   }
   return null;
+}
+
+/**
+ * A managed casino's takeover check (moveMoney's beforeTakeover): the transactionId's record must be
+ * the same credit as the repeat. A freebet stays a freebet of the same award and bet value (its
+ * round was consumed by its first claim, for that award), and a credit that was no freebet cannot
+ * become one (it would be paid as a freebet no award was checked for, and consume nothing). A
+ * record whose copy kept no reason (archived before the copy kept it) is taken over as before.
+ */
+export async function sameCredit(db: Knex, key: { providerId: string; transactionId: string }, repeat: { reason: CashInReason; awardId: string | null; betAmount: string }): Promise<void> {
+  const recorded = await recordedCredit(db, key.providerId, key.transactionId);
+  if (!recorded || recorded.reason === null) return;
+  const wasFreebet = FREEBET_REASONS.has(recorded.reason as CashInReason);
+  const isFreebet = FREEBET_REASONS.has(repeat.reason);
+  const same = wasFreebet === isFreebet
+    && (!isFreebet || (recorded.awardId === repeat.awardId && recorded.betAmount !== null && money(recorded.betAmount).eq(money(repeat.betAmount))));
+  if (!same) {
+    throw new AppError('Bad Request', 'transactionId was already used for another movement; each movement needs a fresh transactionId');
+  }
 }
