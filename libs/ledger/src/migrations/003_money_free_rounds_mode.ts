@@ -10,6 +10,9 @@ import type { Knex } from 'knex';
  * Adding a column with a constant default rewrites no rows (PostgreSQL 11+).
  */
 export async function up(knex: Knex): Promise<void> {
+  // The CHECK scans casinos under ACCESS EXCLUSIVE: a small table, but a migration queued behind a
+  // long transaction would hold every registry read behind it. It gives up instead (run it again).
+  await knex.raw(`SET LOCAL lock_timeout = '10s'`);
   await knex.raw(`
     ALTER TABLE casinos
       ADD COLUMN free_rounds_mode text NOT NULL DEFAULT 'passthrough' CHECK (free_rounds_mode IN ('passthrough', 'managed'));
