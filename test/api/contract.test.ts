@@ -139,6 +139,10 @@ describe('the API reference against the running platform', () => {
     await admin('GET', 'casinos?limit=0', 400);
     await admin('GET', `casinos/${providerId}`, 200);
     await admin('GET', `casinos/${uniqueId('nobody')}`, 404);
+    await admin('GET', `casinos/${providerId}/free-rounds`, 200);
+    await admin('GET', `casinos/${uniqueId('nobody')}/free-rounds`, 404);
+    await admin('PUT', `casinos/${providerId}/free-rounds`, 200, { mode: 'managed' });
+    await admin('PUT', `casinos/${providerId}/free-rounds`, 400, { mode: 'strict' });
 
     await admin('GET', `casinos/${providerId}/games/${gameId}/config`, 404);
     await admin('PUT', `casinos/${providerId}/games/${gameId}/config`, 200, { values: { theme: 'dark' } });

@@ -74,7 +74,7 @@ describe('migrations from a baseline', () => {
   it('When a database is new, then each runs its baseline and the migrations after it, and the ledger has its months ahead', async () => {
     const money = newUrl();
     const reporting = newUrl();
-    expect(await migrateToLatest(money)).toEqual(['001_money_baseline', '002_money_free_rounds']);
+    expect(await migrateToLatest(money)).toEqual(['001_money_baseline', '002_money_free_rounds', '003_money_free_rounds_mode', '004_money_free_round_plays']);
     expect(await migrateReporting(reporting)).toEqual(['001_reporting_baseline', '002_reporting_counts', '003_reporting_first_copy']);
     // Three tables, each with its default partition, the current month and three ahead.
     expect((await recorded(money)).partitions).toBe(15);

@@ -15,6 +15,13 @@ export const ERROR_STATUS = {
   GAME_NOT_CONFIGURED: 400,
   CURRENCY_NOT_CONFIGURED: 400,
   BET_VALUE_OUT_OF_LIMITS: 400,
+  // A freebet credit of a casino in managed free-rounds mode refused for its award (issue 35); the
+  // casino was not called and nothing was written.
+  FREEBET_AWARD_NOT_FOUND: 400,
+  FREEBET_AWARD_NOT_FOR_GAME: 400,
+  FREEBET_AWARD_NO_ROUNDS_LEFT: 400,
+  FREEBET_AWARD_NOT_ACTIVE: 400,
+  FREEBET_BET_MISMATCH: 400,
   INVALID_CREDENTIALS: 401,
   INVALID_SECOND_FACTOR: 401,
   INVALID_LAUNCH_TOKEN: 401,

@@ -9,6 +9,14 @@ import { toJsonNumber } from './money';
 export const AWARD_STATES = ['ACTIVE', 'IN_PROGRESS', 'COMPLETED', 'EXPIRED', 'CANCELLED'] as const;
 export type AwardState = (typeof AWARD_STATES)[number];
 
+/**
+ * A casino's free-rounds mode (casinos.free_rounds_mode): `passthrough` relays a freebet credit's
+ * awardId unchecked (the spec's behaviour, the default); `managed` checks it against the casino's
+ * awards and consumes a round (services/wallet/src/domain/free-round-credit.ts).
+ */
+export const FREE_ROUNDS_MODES = ['passthrough', 'managed'] as const;
+export type FreeRoundsMode = (typeof FREE_ROUNDS_MODES)[number];
+
 /** The states in which rounds may still be played, before the expiry. */
 export const PLAYABLE_STATES: readonly AwardState[] = ['ACTIVE', 'IN_PROGRESS'];
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ConfigCache, type ChangeBus } from './cache';
 import type { SecretBox } from './crypto';
+import type { FreeRoundsMode } from './free-rounds';
 
 export type Status = 'ACTIVE' | 'INACTIVE';
 
@@ -14,6 +15,8 @@ export interface Casino {
   status: Status;
   refundOnCreditFail: boolean;
   creditOnDisconnect: boolean;
+  /** Issue 35: 'managed' checks every freebet credit against the casino's awards; 'passthrough' relays it unchecked. */
+  freeRoundsMode: FreeRoundsMode;
   createdAt: string;
 }
 
@@ -54,6 +57,7 @@ export class Registry {
         status: row.status,
         refundOnCreditFail: row.refund_on_credit_fail,
         creditOnDisconnect: row.credit_on_disconnect,
+        freeRoundsMode: row.free_rounds_mode,
         createdAt: (row.created_at as Date).toISOString(),
       };
     });

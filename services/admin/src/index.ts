@@ -14,7 +14,7 @@ export async function startAdmin(rt: Runtime, port: number): Promise<{ server: R
 
 
 // The request schemas and routes, from which the API reference (tools/openapi) is generated.
-export { casinoBody, casinoPath, casinoRoutes } from './routes/casinos';
+export { casinoBody, casinoPath, casinoRoutes, freeRoundsModeBody } from './routes/casinos';
 export { configBody, currencyBody, casinoGamePath, currencyPath, casinoGameRoutes } from './routes/casinoGames';
 export { groupBody, keyBody, groupPath, tokenPath, gameProviderRoutes } from './routes/gameProviders';
 export { gameBody, templateBody, gameList, gamePath, gameRoutes } from './routes/games';

@@ -227,7 +227,9 @@ async function finishMonth(client: pg.Client, month: string, digests: Digests, o
       `UPDATE transaction_keys k
           SET archived = jsonb_build_object('status', t.status, 'category', t.category, 'group_id', t.group_id, 'game_id', t.game_id,
                                             'player_id', t.player_id, 'balance', t.balance, 'username', t.username,
-                                            'attempt', t.attempt, 'claimed_at', t.claimed_at)
+                                            'attempt', t.attempt, 'claimed_at', t.claimed_at,
+                                            -- A managed casino's takeover checks a credit is the same one (wallet free-round-credit.ts).
+                                            'reason', t.reason, 'award_id', t.award_id, 'bet_amount', t.bet_amount)
          FROM transactions t
         WHERE t.created_at >= $1 AND t.created_at < $2
           AND k.provider_id = t.provider_id AND k.transaction_id = t.transaction_id AND k.id = t.id AND k.created_at = t.created_at

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import * as moneyBaseline from './001_money_baseline';
 import * as moneyFreeRounds from './002_money_free_rounds';
+import * as moneyFreeRoundsMode from './003_money_free_rounds_mode';
+import * as moneyFreeRoundPlays from './004_money_free_round_plays';
 import * as reportingBaseline from './001_reporting_baseline';
 import * as reportingCounts from './002_reporting_counts';
 import * as reportingFirstCopy from './003_reporting_first_copy';
@@ -41,7 +43,12 @@ export const SQUASHED_CHAIN_ENDS: readonly string[] = ['033_money_lean', '033_re
 
 /** The money database's migrations (DATABASE_URL). */
 export const migrationSource = source(
-  { '001_money_baseline': moneyBaseline, '002_money_free_rounds': moneyFreeRounds },
+  {
+    '001_money_baseline': moneyBaseline,
+    '002_money_free_rounds': moneyFreeRounds,
+    '003_money_free_rounds_mode': moneyFreeRoundsMode,
+    '004_money_free_round_plays': moneyFreeRoundPlays,
+  },
   '001_money_baseline',
 );
 

@@ -1,4 +1,4 @@
-import type { Knex } from '@relay/shared';
+import type { FreeRoundsMode, Knex } from '@relay/shared';
 
 /** A casino as stored. The sealed secrets never leave the data and domain layers. */
 export interface CasinoRecord {
@@ -119,4 +119,16 @@ export async function deleteCasino(db: Knex, providerId: string): Promise<{ dele
     .update({ status: 'DISABLED', updated_at: db.fn.now() })
     .returning('account_id')) as { account_id: string }[];
   return { deleted: true, tokensRevoked, accountsDisabled: disabled.map((r) => r.account_id) };
+}
+
+/** A casino's free-rounds mode (issue 35), or null when there is no such casino. */
+export async function findFreeRoundsMode(db: Knex, providerId: string): Promise<FreeRoundsMode | null> {
+  const row = (await db('casinos').where({ provider_id: providerId }).first('free_rounds_mode')) as { free_rounds_mode: FreeRoundsMode } | undefined;
+  return row?.free_rounds_mode ?? null;
+}
+
+/** Sets a casino's free-rounds mode; false when there is no such casino. */
+export async function updateFreeRoundsMode(db: Knex, providerId: string, mode: FreeRoundsMode): Promise<boolean> {
+  const changed = await db('casinos').where({ provider_id: providerId }).update({ free_rounds_mode: mode, updated_at: db.fn.now() });
+  return changed > 0;
 }

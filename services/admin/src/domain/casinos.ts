@@ -1,4 +1,4 @@
-import { AppError, badRequest, isUniqueViolation, randomSecret } from '@relay/shared';
+import { AppError, badRequest, isUniqueViolation, randomSecret, type FreeRoundsMode } from '@relay/shared';
 import * as casinos from '../data/casinos';
 import type { CasinoRecord } from '../data/casinos';
 import type { AdminDeps } from './deps';
@@ -105,4 +105,22 @@ export function listCasinos(deps: AdminDeps, page: number, limit: number): Promi
 
 export function providerNotFound(providerId: string): AppError {
   return new AppError('PROVIDER_NOT_FOUND', `No casino with providerId "${providerId}"`);
+}
+
+/** A casino's free-rounds mode (issue 35). */
+export async function getFreeRoundsMode(deps: AdminDeps, providerId: string): Promise<FreeRoundsMode> {
+  const mode = await casinos.findFreeRoundsMode(deps.db, providerId);
+  if (!mode) throw providerNotFound(providerId);
+  return mode;
+}
+
+/**
+ * Sets a casino's free-rounds mode. The wallet reads it with the casino's configuration, so the
+ * same 'casino' change drops it from every cache: it applies to the next freebet credit. A credit
+ * claimed before the switch keeps the mode it was claimed under: its replays never consult awards.
+ */
+export async function setFreeRoundsMode(deps: AdminDeps, providerId: string, mode: FreeRoundsMode): Promise<FreeRoundsMode> {
+  if (!(await casinos.updateFreeRoundsMode(deps.db, providerId, mode))) throw providerNotFound(providerId);
+  await deps.publishChange({ kind: 'casino', key: providerId });
+  return mode;
 }

@@ -24,6 +24,7 @@ const num = (s: string) => (/^\d{1,10}$/.test(s) ? Number(s) : -1);
 const TARGETS: { pattern: RegExp; route: string; table: string; where: (m: string[]) => Record<string, string | number> }[] = [
   { pattern: /^\/casinos\/([^/]+)\/games\/([^/]+)\/config$/, route: '/casinos/:providerId/games/:gameId/config', table: 'casino_game_configs', where: (m) => ({ provider_id: m[1], game_id: num(m[2]) }) },
   { pattern: /^\/casinos\/([^/]+)\/games\/([^/]+)\/currencies\/([^/]+)$/, route: '/casinos/:providerId/games/:gameId/currencies/:currency', table: 'currency_configs', where: (m) => ({ provider_id: m[1], game_id: num(m[2]), currency: m[3].toUpperCase() }) },
+  { pattern: /^\/casinos\/([^/]+)\/free-rounds$/, route: '/casinos/:providerId/free-rounds', table: 'casinos', where: (m) => ({ provider_id: m[1] }) },
   { pattern: /^\/casinos\/([^/]+)$/, route: '/casinos/:providerId', table: 'casinos', where: (m) => ({ provider_id: m[1] }) },
   { pattern: /^\/game-providers\/([^/]+)\/tokens$/, route: '/game-providers/:groupId/tokens', table: 'provider_tokens', where: (m) => ({ group_id: m[1] }) },
   { pattern: /^\/game-providers\/([^/]+)\/tokens\/([^/]+)$/, route: '/game-providers/:groupId/tokens/:tokenId', table: 'provider_tokens', where: (m) => ({ group_id: m[1], token_id: m[2] }) },

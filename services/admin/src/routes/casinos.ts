@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { badRequest, handler, pageMeta, sendEnvelope } from '@relay/shared';
+import { badRequest, FREE_ROUNDS_MODES, handler, pageMeta, sendEnvelope } from '@relay/shared';
 import type { AdminDeps } from '../domain/deps';
-import { deleteCasino, getCasino, listCasinos, saveCasino } from '../domain/casinos';
+import { deleteCasino, getCasino, getFreeRoundsMode, listCasinos, saveCasino, setFreeRoundsMode } from '../domain/casinos';
 import { presentCasino } from './present';
 import { httpUrl, name, pagination, parse, recordId, status } from './validation';
 
@@ -32,6 +32,14 @@ export const casinoBody = z.object({
 
 export const casinoPath = z.object({ providerId: recordId });
 
+/** Issue 35: a route of its own, so the casino PUT body (CONTRACTS 5) stays as it is. */
+export const freeRoundsModeBody = z.object({
+  mode: z.enum(FREE_ROUNDS_MODES).meta({
+    description:
+      '`passthrough` (the default): a freebet credit\'s awardId is relayed to the casino unchecked, as the spec has it. `managed`: every freebet credit (FREEBET_WIN, FREEBET_LOST, DISCONNECT_FREEBET_WIN) must name a playable award of this casino and consumes one of its rounds.',
+  }),
+});
+
 export function casinoRoutes(deps: AdminDeps): Router {
   const router = Router();
 
@@ -52,6 +60,17 @@ export function casinoRoutes(deps: AdminDeps): Router {
   router.get('/casinos/:providerId', handler(async (req, res) => {
     const { providerId } = parse(casinoPath, req.params);
     sendEnvelope(res, 200, 'Casino fetched successfully', presentCasino(await getCasino(deps, providerId)));
+  }));
+
+  router.put('/casinos/:providerId/free-rounds', handler(async (req, res) => {
+    const { providerId } = parse(casinoPath, req.params);
+    const { mode } = parse(freeRoundsModeBody, req.body);
+    sendEnvelope(res, 200, 'Free-rounds mode saved', { providerId, mode: await setFreeRoundsMode(deps, providerId, mode) });
+  }));
+
+  router.get('/casinos/:providerId/free-rounds', handler(async (req, res) => {
+    const { providerId } = parse(casinoPath, req.params);
+    sendEnvelope(res, 200, 'Free-rounds mode fetched successfully', { providerId, mode: await getFreeRoundsMode(deps, providerId) });
   }));
 
   router.delete('/casinos/:providerId', handler(async (req, res) => {

@@ -3,7 +3,7 @@ import type { Delivery } from './delivery';
 import { notifyRoundEnded, type RoundEndedDeps, type RoundEndedNotice } from './round-ended';
 
 function casino(providerId: string, status: 'ACTIVE' | 'INACTIVE' = 'ACTIVE'): Casino {
-  return { providerId, name: providerId, walletUrl: 'http://casino.test', walletSecret: 's', launchKey: 'k', status, refundOnCreditFail: false, creditOnDisconnect: false, createdAt: '' };
+  return { providerId, name: providerId, walletUrl: 'http://casino.test', walletSecret: 's', launchKey: 'k', status, refundOnCreditFail: false, creditOnDisconnect: false, freeRoundsMode: 'passthrough', createdAt: '' };
 }
 
 function deps(casinos: Casino[], outcome: (n: RoundEndedNotice) => Delivery = (n) => ({ providerId: n.providerId, ok: true })) {

@@ -13,6 +13,7 @@ const casino: Casino = {
   status: 'ACTIVE',
   refundOnCreditFail: false,
   creditOnDisconnect: false,
+  freeRoundsMode: 'passthrough',
   createdAt: '',
 };
 

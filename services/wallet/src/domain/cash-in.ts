@@ -1,8 +1,10 @@
 import { AppError, money, toMoneyString } from '@relay/shared';
 import { recordCreditSuccess } from '../data/rounds';
+import { recordFreebetSuccess } from '../data/awards';
 import { findTransaction } from '../data/transactions';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
+import { claimFreeRound, FREEBET_REASONS, isManagedFreebet, sameCredit } from './free-round-credit';
 import { moveMoney, recordKeys, type MovementDeps, type MovementRequest } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
 
@@ -32,7 +34,21 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
   const amount = toMoneyString(req.amount);
   const betAmount = req.betAmount ?? 0;
   const multiplier = money(req.appliedMultiplier).toFixed();
+  // Managed free rounds (issue 35): a new freebet credit is checked against its award and consumes
+  // a round with its claim; a passthrough casino's freebet is relayed unchecked, as the spec has it.
+  const claim = isManagedFreebet(casino, req.reason)
+    ? claimFreeRound(deps.db, {
+        providerId: session.providerId,
+        playerId: session.playerId,
+        gameId: session.gameId,
+        currency: session.currency,
+        awardId: req.awardId,
+        betAmount: toMoneyString(betAmount),
+        isLastFreebet: req.isLastFreebet === true,
+      })
+    : undefined;
   return moveMoney(deps, {
+    claim,
     resolved,
     operation: 'credit',
     request: { ...req, isRetry },
@@ -63,8 +79,20 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       ...(req.isLastFreebet !== undefined ? { isLastFreebet: req.isLastFreebet } : {}),
       isRetry,
     }),
+    // In managed mode a transactionId taken over (its attempt FAILED or was abandoned) must be the
+    // same credit: a freebet stays a freebet of its award and bet value, and nothing else becomes one.
+    beforeTakeover: casino.freeRoundsMode === 'managed'
+      ? () => sameCredit(deps.db, { providerId: session.providerId, transactionId: req.transactionId }, { reason: req.reason, awardId: req.awardId ?? null, betAmount: toMoneyString(betAmount) })
+      : undefined,
     complete: async (success) => {
-      // Freebet and disconnect credits settle no bet: a transaction only.
+      // Managed only: a passthrough casino's freebet is recorded exactly as before (issue 35, point 1).
+      if (FREEBET_REASONS.has(req.reason) && casino.freeRoundsMode === 'managed') {
+        // A freebet settles no bet, and its betAmount is no stake: no round is opened or settled.
+        // The award whose round it consumed (managed mode) adds what it paid to its total_won.
+        await recordFreebetSuccess(deps.db, success, { providerId: session.providerId, transactionId: req.transactionId, amount });
+        return;
+      }
+      // Disconnect credits settle no bet: a transaction only.
       const settles = SETTLES_A_BET.has(req.reason);
       const result = await recordCreditSuccess(
         deps.db,

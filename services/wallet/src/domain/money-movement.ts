@@ -1,5 +1,5 @@
 import { AppError, finishingWork, toJsonNumber, toMoneyString, type CasinoClient, type Knex, type Logger } from '@relay/shared';
-import { claimOrFindTransaction, markFailed, takeOverTransaction, type Claim, type MovementRecord, type SuccessFacts } from '../data/transactions';
+import { claimOrFindTransaction, markFailed, takeOverTransaction, type Claim, type ClaimOrExisting, type ExistingTransaction, type MovementRecord, type SuccessFacts } from '../data/transactions';
 import type { Account } from './balance';
 import type { ResolvedSession, SessionAccessDeps } from './session-access';
 
@@ -22,6 +22,18 @@ export interface Movement {
   casinoBody: () => Record<string, unknown>;
   /** Writes SUCCESS together with the movement's round effect, atomically. */
   complete: (success: SuccessFacts) => Promise<void>;
+  /**
+   * The claim-or-find of a movement with more to write with its claim (a managed freebet credit
+   * consumes a round, domain/free-round-credit.ts); the plain statement when absent. It must claim
+   * exactly as claimOrFindTransaction does, in the same database transaction as its own writes.
+   */
+  claim?: (record: MovementRecord, request: object) => Promise<ClaimOrExisting>;
+  /**
+   * Throws when the record about to be taken over (FAILED, or PENDING past the in-flight window) is
+   * not the same movement in a way the claim's own test cannot see (a managed casino's freebet
+   * credit: its reason class, award and bet value). Runs on that rare path only.
+   */
+  beforeTakeover?: (existing: ExistingTransaction) => Promise<void>;
 }
 
 /** What every money call of a game names (the spec's common money route fields). */
@@ -63,7 +75,7 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
   const { record } = m;
   for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
     // One round trip: the claim, or (the key exists) the record a replay answers from.
-    const outcome = await claimOrFindTransaction(deps.db, record, m.request);
+    const outcome = m.claim ? await m.claim(record, m.request) : await claimOrFindTransaction(deps.db, record, m.request);
     if ('claim' in outcome) return attempt(deps, m, outcome.claim);
 
     const { existing } = outcome;
@@ -82,6 +94,7 @@ export async function moveMoney(deps: MovementDeps, m: Movement): Promise<Accoun
       throw new AppError('TRANSACTION_IN_FLIGHT', 'An earlier attempt with this transactionId is still running', { headers: { 'Retry-After': String(wait) } });
     }
     // FAILED, or PENDING past the in-flight window: take it over (one concurrent repeat wins).
+    await m.beforeTakeover?.(existing);
     const takeover = await takeOverTransaction(deps.db, existing, record, m.request, deps.inFlightSeconds);
     if (takeover) return attempt(deps, m, takeover);
   }

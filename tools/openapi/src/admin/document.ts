@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  casinoBody, casinoGamePath, casinoPath, configBody, currencyBody, currencyPath, gameBody, gameList, gamePath, groupBody, groupPath, keyBody, pagination,
+  casinoBody, casinoGamePath, casinoPath, configBody, freeRoundsModeBody, currencyBody, currencyPath, gameBody, gameList, gamePath, groupBody, groupPath, keyBody, pagination,
   templateBody, tokenPath,
 } from '@relay/admin';
 import type { ErrorCode } from '@relay/shared';
@@ -81,6 +81,18 @@ const ops: AdminOperation[] = [
     method: 'delete', path: '/admin/v1/casinos/{providerId}', operationId: 'deleteCasino', tag: 'Casinos', summary: 'Remove a casino',
     description: 'Later calls naming it get `PROVIDER_NOT_FOUND`; its rounds and transactions stay in reporting. Its casino API tokens are revoked and its casino-scoped back-office accounts disabled (their sessions end), so a casino made again under the same id is not reached by them; an admin may enable such an account again.',
     path_: casinoPath, ok: { message: 'Casino deleted', data: null, example: null }, errors: { 404: ['PROVIDER_NOT_FOUND'] },
+  },
+  {
+    method: 'put', path: '/admin/v1/casinos/{providerId}/free-rounds', operationId: 'putFreeRoundsMode', tag: 'Casinos', summary: "Set a casino's free-rounds mode",
+    description:
+      "`passthrough` (every casino's default) relays a freebet credit's `awardId` unchecked, as the spec has it. `managed` checks every freebet credit (`FREEBET_WIN`, `FREEBET_LOST`, `DISCONNECT_FREEBET_WIN`) against the casino's awards and consumes one round per new `transactionId`; a credit that fails the check is refused with `400` and a `FREEBET_*` code (docs/integrating-a-casino.md, \"Free rounds (awards)\"). Applies to the next freebet credit; the casino `PUT` body is unchanged. Audited.",
+    path_: casinoPath, body: { schema: freeRoundsModeBody, example: { mode: 'managed' } },
+    ok: { message: 'Free-rounds mode saved', data: res.freeRoundsMode, example: ex.freeRoundsMode }, errors: { 404: ['PROVIDER_NOT_FOUND'] },
+  },
+  {
+    method: 'get', path: '/admin/v1/casinos/{providerId}/free-rounds', operationId: 'getFreeRoundsMode', tag: 'Casinos', summary: "A casino's free-rounds mode",
+    description: '`passthrough` unless it was set.',
+    path_: casinoPath, ok: { message: 'Free-rounds mode fetched successfully', data: res.freeRoundsMode, example: ex.freeRoundsMode }, errors: { 404: ['PROVIDER_NOT_FOUND'] },
   },
   {
     method: 'put', path: '/admin/v1/casinos/{providerId}/games/{gameId}/config', operationId: 'putCasinoGameConfig', tag: 'Casino games',

@@ -12,6 +12,8 @@ export const casinoBody = {
 
 export const casino = { providerId: 'demo-casino', ...casinoBody, createdAt: created, updatedAt: created };
 
+export const freeRoundsMode = { providerId: 'demo-casino', mode: 'managed' };
+
 export const casinoSaved = {
   ...casino,
   // Placeholders: real values are random and appear only in the answer that generated them.

@@ -23,6 +23,10 @@ export const casino = z
   })
   .meta({ id: 'Casino' });
 
+export const freeRoundsMode = z
+  .strictObject({ providerId: z.string(), mode: z.enum(['passthrough', 'managed']) })
+  .meta({ id: 'FreeRoundsMode' });
+
 export const gameProvider = z
   .strictObject({
     groupId: z.string(),

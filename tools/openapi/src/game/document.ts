@@ -113,8 +113,9 @@ caller and is active, and the casino has just confirmed the player with a live b
     description: `The awards the game may offer now: those the casino gave the session's player for this game and the session's
 currency that are \`ACTIVE\` or \`IN_PROGRESS\`, started and not expired, with rounds left; the one expiring first comes first.
 Play each round at the award's \`betValue\`, and credit its outcome with \`FREEBET_WIN\` or \`FREEBET_LOST\` naming \`awardId\`
-(and \`campaignId\`). The session is checked as for validation, the casino is not called, and nothing is recorded. In this
-release a freebet credit is still relayed to the casino unchecked, and does not consume a round here.`,
+(and \`campaignId\`). The session is checked as for validation, the casino is not called, and nothing is recorded. When the
+casino's free-rounds mode is \`managed\`, each new freebet credit is checked against its award (\`betAmount\` must equal
+\`betValue\`) and consumes one round (the \`FREEBET_*\` codes of the cash-in); in \`passthrough\` (the default) it is relayed unchecked.`,
     path_: sessionPath,
     success: { status: 200, description: 'Message `Free-round awards fetched successfully`; an empty list when there are none.', schema: envelope(z.array(award)), example: { statusCode: 200, message: 'Free-round awards fetched successfully', data: [awardExample] } },
     errorStyle: 'envelope',
@@ -149,7 +150,10 @@ no round.`,
 settled by exactly one credit, a loss too (\`BET_LOST\` with amount 0). \`reason\` is one of the cash-in reasons;
 \`appliedMultiplier\` is the real multiplier for \`NORMAL_WIN\`, \`FREEBET_WIN\` and the \`DISCONNECT_*_WIN\` reasons
 and 0 for every other; send \`previousTransactionId\` (the bet's) for every reason that settles a bet, and always
-\`betAmount\`. A new \`transactionId\` for the credit.`;
+\`betAmount\`. A new \`transactionId\` for the credit. For a casino in managed free-rounds mode, a new freebet credit
+(\`FREEBET_WIN\`, \`FREEBET_LOST\`, \`DISCONNECT_FREEBET_WIN\`) must name a playable award of the player for this game and
+currency, with \`betAmount\` equal to its \`betValue\`, and consumes one of its rounds (\`isLastFreebet: true\` completes it);
+a repeat of a \`transactionId\` already claimed is never refused for the award's state. A freebet's \`betAmount\` is no stake.`;
 
   doc.add({
     method: 'post', path: '/api/balance/cash-in', operationId: 'cashIn', tag: 'Wallet',

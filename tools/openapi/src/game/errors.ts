@@ -52,7 +52,13 @@ export const ERRORS = {
     400: { codes: [...sessionScoped[400].codes, 'FUND_WITHDRAW_FAILED'], description: `${sessionScoped[400].description} \`FUND_WITHDRAW_FAILED\`: the casino refused the debit (normally insufficient funds); no round was opened.` },
     500: { codes: ['CASHOUT_FAILED', 'INTERNAL_ERROR'], description: '`CASHOUT_FAILED`: the casino failed the debit with a server error; the bet is rejected (refund with reason `CASHOUT_FAILED` where the casino asks for it). `INTERNAL_ERROR`: an unexpected failure of the relay; repeat with the same `transactionId`.' },
   },
-  cashIn: money,
+  cashIn: {
+    ...money,
+    400: {
+      codes: [...sessionScoped[400].codes, 'FREEBET_AWARD_NOT_FOUND', 'FREEBET_AWARD_NOT_FOR_GAME', 'FREEBET_AWARD_NO_ROUNDS_LEFT', 'FREEBET_AWARD_NOT_ACTIVE', 'FREEBET_BET_MISMATCH'],
+      description: `${sessionScoped[400].description} The \`FREEBET_*\` codes, only for a casino in managed free-rounds mode and only for a \`transactionId\` not claimed before: the freebet credit names no award of this casino and player (\`FREEBET_AWARD_NOT_FOUND\`), one not valid for the session's game or currency (\`FREEBET_AWARD_NOT_FOR_GAME\`), one with every round played (\`FREEBET_AWARD_NO_ROUNDS_LEFT\`), one not started, expired, cancelled or completed (\`FREEBET_AWARD_NOT_ACTIVE\`), or a \`betAmount\` other than the award's bet value (\`FREEBET_BET_MISMATCH\`). The casino was not called and nothing was recorded.`,
+    },
+  },
   roundEnded: {
     ...auth,
     400: { codes: ['Bad Request'], description: 'The body is not valid; nobody was notified.' },
