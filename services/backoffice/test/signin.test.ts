@@ -88,6 +88,28 @@ describe('When an enrolled person signs in again', () => {
   });
 });
 
+// Issue 36, finding 14: two second factors sent at the same instant could open two sessions.
+describe('When two second factors are sent for one challenge at the same instant', () => {
+  it('then exactly one opens a session and is in the trail, and a recovery code that lost is not used up', async () => {
+    const op = await signInFirstTime(p, await createOperator(p, 'support', platform));
+    const signIns = async () => Number((await p.db.primary('audit_log').where({ action: 'session.sign-in', actor_id: op.accountId }).count({ n: '*' }))[0].n);
+    const first = await http('POST', bo(p, 'auth/sign-in'), { body: { email: op.email, password: op.password } });
+    const challenge = first.body.data.challenge as string;
+    // The next step's code (within the one-step window; the enrolment used the current one) and a recovery code.
+    const answers = await Promise.all([
+      http('POST', bo(p, 'auth/second-factor'), { body: { challenge, code: currentCode(op.totpSecret, Date.now() + 30000) } }),
+      http('POST', bo(p, 'auth/second-factor'), { body: { challenge, recoveryCode: op.recoveryCodes[0] } }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 401]);
+    expect(answers.filter((a) => cookieValue(a.headers.getSetCookie(), 'relay_bo_session'))).toHaveLength(1);
+    expect(await signIns()).toBe(2); // the enrolment's, and the winner's
+    if (answers[1].status === 401) {
+      const again = await http('POST', bo(p, 'auth/sign-in'), { body: { email: op.email, password: op.password } });
+      expect((await http('POST', bo(p, 'auth/second-factor'), { body: { challenge: again.body.data.challenge, recoveryCode: op.recoveryCodes[0] } })).status).toBe(200);
+    }
+  });
+});
+
 describe('When the password is wrong or the email unknown', () => {
   it('then both get the same 401 INVALID_CREDENTIALS, and after the limit the account is locked with 429 and Retry-After, even for the right password', async () => {
     const op = await createOperator(p, 'support', platform);

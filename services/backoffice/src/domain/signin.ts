@@ -80,8 +80,12 @@ export async function completeSignIn(
 
   const outcome = await deps.db.transaction(async (trx) => {
     const passed = await secondFactor(deps, trx, challenge, input);
-    // Who signed in, when, from where and with which factor: in the trail with the factor's own write.
     if (passed) {
+      // A challenge opens one session: of two factors sent for it at once (a TOTP code and a
+      // recovery code, say), the one whose DEL removes it goes on; the other's transaction rolls
+      // back, its factor unused and nothing in the trail.
+      if ((await deps.redis.del(key)) === 0) throw new AppError('INVALID_SECOND_FACTOR', 'The sign-in has expired; start again');
+      // Who signed in, when, from where and with which factor: in the trail with the factor's own write.
       await appendAudit(trx, {
         actorType: 'operator',
         actorId: passed.account.accountId,
@@ -99,7 +103,7 @@ export async function completeSignIn(
     if (tries >= CHALLENGE_MAX_FAILURES) await deps.redis.del(key, triesKey(key));
     throw new AppError('INVALID_SECOND_FACTOR', 'The code is wrong or was already used');
   }
-  await deps.redis.del(key, triesKey(key));
+  await deps.redis.del(triesKey(key));
   await attempts.succeeded(challenge.accountKey, input.address);
   const session = await deps.sessions.create({ accountId: outcome.account.accountId, role: outcome.account.role, scope: outcome.account.scope });
   // A disable or a change of role or scope that committed after the check above has already
