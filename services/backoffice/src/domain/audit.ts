@@ -21,18 +21,8 @@ export type AuditedWrite<T> = { result: T; target: string; before: unknown; afte
  */
 export async function auditExport(deps: BackofficeDeps, facts: RequestFacts, file: string, filters: Record<string, unknown>): Promise<void> {
   const named = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
-  await deps.db.transaction((trx) => appendAudit(trx, {
-    actorType: facts.caller.actorType,
-    actorId: facts.caller.actorId,
-    method: facts.method,
-    route: facts.route,
-    requestId: facts.requestId,
-    clientAddress: facts.clientAddress,
-    action: 'export',
-    target: `export:${file}`,
-    before: null,
-    after: { filters: named },
-  }));
+  // An entry with nothing written beside it: audited's transaction holds the entry alone.
+  await audited(deps, facts, 'export', async () => ({ result: undefined, target: `export:${file}`, before: null, after: { filters: named } }));
 }
 
 /**

@@ -4,7 +4,7 @@ import { recordFreebetSuccess } from '../data/awards';
 import { findTransaction } from '../data/transactions';
 import type { Account } from './balance';
 import { reasonAllowedFor, SETTLES_A_BET, type CashInReason } from './cash-in-reasons';
-import { claimFreeRound, FREEBET_REASONS, isManagedFreebet, sameCredit } from './free-round-credit';
+import { claimFreeRound, isManagedFreebet, sameCredit } from './free-round-credit';
 import { moveMoney, recordKeys, type MovementDeps, type MovementRequest } from './money-movement';
 import { casinoPlayerFields, resolveSession } from './session-access';
 
@@ -36,7 +36,8 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
   const multiplier = money(req.appliedMultiplier).toFixed();
   // Managed free rounds (issue 35): a new freebet credit is checked against its award and consumes
   // a round with its claim; a passthrough casino's freebet is relayed unchecked, as the spec has it.
-  const claim = isManagedFreebet(casino, req.reason)
+  const managedFreebet = isManagedFreebet(casino, req.reason);
+  const claim = managedFreebet
     ? claimFreeRound(deps.db, {
         providerId: session.providerId,
         playerId: session.playerId,
@@ -86,7 +87,7 @@ export async function cashIn(deps: MovementDeps, callerGroupId: string, req: Cas
       : undefined,
     complete: async (success) => {
       // Managed only: a passthrough casino's freebet is recorded exactly as before (issue 35, point 1).
-      if (FREEBET_REASONS.has(req.reason) && casino.freeRoundsMode === 'managed') {
+      if (managedFreebet) {
         // A freebet settles no bet, and its betAmount is no stake: no round is opened or settled.
         // The award whose round it consumed (managed mode) adds what it paid to its total_won.
         await recordFreebetSuccess(deps.db, success, { providerId: session.providerId, transactionId: req.transactionId, amount });
